@@ -1,0 +1,62 @@
+# AI Training Clusters: build, test and maintain the executable book.
+#   make book     build the HTML book into _build/html (executes every notebook)
+#   make test     unit tests, strict nbval on every notebook, and a warning-free book build
+#   make refresh  re-execute every committed notebook in place, top to bottom, in a fresh kernel
+#   make lab      open the book in JupyterLab (a separate environment, .venv-lab)
+# Only Python 3.11 and make are needed; everything else is installed into .venv.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(CURDIR)/$(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+export PATH := $(BIN):$(PATH)
+export PYTHONHASHSEED := 0
+export MPLBACKEND := Agg
+
+.PHONY: book test unit nbval build-check refresh lab bench clean help
+
+help:
+	@sed -n '2,7p' Makefile
+
+$(STAMP): requirements.txt pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	@touch $(STAMP)
+
+book: $(STAMP)
+	$(BIN)/jupyter-book build . --all
+	@echo ""
+	@echo "The book is at: file://$(CURDIR)/_build/html/index.html"
+
+test: $(STAMP) unit nbval build-check
+
+unit: $(STAMP)
+	$(BIN)/python -m pytest -q tests --ignore=tests/built_html
+
+nbval: $(STAMP)
+	$(BIN)/python -m pytest -q --nbval notebooks --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
+
+build-check: $(STAMP)
+	rm -rf _build
+	$(BIN)/jupyter-book build . --all -W --keep-going
+	$(BIN)/python -m pytest -q tests/built_html
+
+refresh: $(STAMP)
+	$(BIN)/python tools/refresh.py notebooks/*.ipynb
+
+bench: $(STAMP)
+	$(BIN)/python tools/bench_widgets.py
+
+LAB_STAMP := .venv-lab/.installed-stamp
+$(LAB_STAMP): requirements.txt pyproject.toml
+	@test -x .venv-lab/bin/python || $(PYTHON) -m venv .venv-lab
+	.venv-lab/bin/python -m pip install --quiet --upgrade pip
+	.venv-lab/bin/python -m pip install --quiet -r requirements.txt jupyterlab
+	@touch $(LAB_STAMP)
+
+lab: $(LAB_STAMP)
+	.venv-lab/bin/jupyter lab notebooks
+
+clean:
+	rm -rf _build
