@@ -1,4 +1,4 @@
-"""Activations: training holds every layer's activations for the backward pass.
+"""Activation memory: what the backward pass needs kept from the forward pass.
 
 Source: source 000, section 11 ("RTL 7", module ``activation_memory``).
 """
@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .ports import flag, sat16, u16
-from .runner import counted
+from .runner import counted, output_ports
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +30,7 @@ class ActivationMemory:
     flagged="n_unfit",
     counts=lambda r: not r.fits,
     inputs=("layers", "batch", "act_per_layer_mb", "hbm_mb", "recompute"),
-    outputs=("act_mb", "spare_mb", "fits", "activations_free_err"),
+    outputs=output_ports(ActivationMemory),
     section="11",
 )
 def activation_memory(

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .ports import flag
-from .runner import counted
+from .runner import counted, output_ports
 
 PROPERTIES: tuple[tuple[str, str], ...] = (
     ("nodes_added", "there is more hardware"),
@@ -45,7 +45,7 @@ def failed_properties(fail_mask: int) -> tuple[str, ...]:
     flagged="n_scales",
     counts=lambda r: r.scales,
     inputs=tuple(name for name, _ in PROPERTIES),
-    outputs=("scales", "fail_mask", "false_scale_err"),
+    outputs=output_ports(TrainingClusterModel),
     section="14",
 )
 def training_cluster_model(

@@ -44,7 +44,7 @@ def check(
     rel: float = 0.0,
     fmt: str | None = None,
     source: str = "source",
-) -> object:
+) -> None:
     """Assert that ``value`` equals the ``expected`` value a source states, and say so.
 
     Integers, booleans and strings must match exactly.  Real numbers match when
@@ -53,7 +53,7 @@ def check(
 
         ✓ <label>: <value> <unit>  [<source>: <expected> <unit>]
 
-    and ``value`` is returned so a check can sit inside an expression.
+    and nothing is returned, so a check at the end of a cell adds no output.
 
     Raises ``CheckFailed`` (an ``AssertionError``) naming the label, the
     computed value and the stated one on a mismatch, and ``ValueError`` when a
@@ -61,7 +61,7 @@ def check(
     """
     if tol < 0 or rel < 0:
         raise ValueError(f"tol and rel must be >= 0, got tol={tol}, rel={rel}")
-    suffix = f" {unit}" if unit else ""
+    suffix = unit if unit == "%" else (f" {unit}" if unit else "")
     shown = fmt_value(value, fmt) + suffix
     stated = fmt_value(expected, fmt) + suffix
     if tol or rel:
@@ -73,7 +73,6 @@ def check(
     if not ok:
         raise CheckFailed(f"{label}: computed {shown}, but the {source} states {stated}")
     print(f"✓ {label}: {shown}  [{source}: {stated}]")
-    return value
 
 
 def _exactly_equal(value: object, expected: object) -> bool:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .ports import U16_MAX, flag, sat16, u16
-from .runner import counted
+from .runner import counted, output_ports
 
 AFFORDABLE_OVERHEAD_PCT = 10
 """Checkpoint overhead at or below which it is affordable (inclusive), percent."""
@@ -33,7 +33,7 @@ class CheckpointCost:
     flagged="n_costly",
     counts=lambda r: not r.affordable,
     inputs=("footprint_gb", "tier_gbps", "interval_s"),
-    outputs=("write_s", "overhead_pct", "affordable", "free_write_err"),
+    outputs=output_ports(CheckpointCost),
     section="8",
 )
 def checkpoint_cost(

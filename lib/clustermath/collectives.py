@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .ports import U16_MAX, flag, sat16, u16
-from .runner import counted
+from .runner import counted, output_ports
 
 MS_PER_GB_AT_1_GBPS = 8000
 """1 GB = 8 Gb, so one GB at 1 Gbps takes 8 s = 8000 ms."""
@@ -39,7 +39,7 @@ def ring_factor(nodes: int) -> float:
     flagged="n_over_budget",
     counts=lambda r: not r.within_budget,
     inputs=("bytes_gb", "nodes", "fabric_gbps", "budget_ms"),
-    outputs=("moved_gb", "collective_ms", "within_budget", "understated_err"),
+    outputs=output_ports(CollectiveCost),
     section="6",
 )
 def collective_cost(

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .ports import U16_MAX, flag, sat16, u16
-from .runner import counted
+from .runner import counted, output_ports
 
 ACCEPTABLE_COST_PER_USEFUL = 1500
 """Cost per useful TFLOPS (× 1000) at or below which a price is acceptable (inclusive)."""
@@ -37,7 +37,7 @@ class ClusterEconomics:
     flagged="n_costly",
     counts=lambda r: not r.acceptable,
     inputs=("nodes", "node_cost", "node_tflops", "efficiency_pct"),
-    outputs=("total_cost", "peak_tflops", "useful_tflops", "cost_per_useful", "acceptable", "efficiency_ignored_err"),
+    outputs=output_ports(ClusterEconomics),
     section="13",
 )
 def cluster_economics(
@@ -65,11 +65,7 @@ def cluster_economics(
     nodes = u16("nodes", nodes)
     node_cost = u16("node_cost", node_cost)
     node_tflops = u16("node_tflops", node_tflops)
-    efficiency_pct = u16("efficiency_pct", efficiency_pct)
-    if efficiency_pct > 100:
-        raise ValueError(
-            f"efficiency_pct must be in 0..100 (no cluster beats its peak), got {efficiency_pct}"
-        )
+    efficiency_pct = u16("efficiency_pct", efficiency_pct, high=100)  # no cluster beats its peak
     ignore_efficiency = flag("ignore_efficiency", ignore_efficiency)
 
     total = sat16(nodes * node_cost)

@@ -1,4 +1,4 @@
-"""The fabric: a full-bisection number is a link count.
+"""Fabric bisection: the full figure counts links; oversubscription divides it.
 
 Source: source 000, section 12 ("RTL 8", module ``fabric_bisection``).
 """
@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .ports import flag, sat16, u16
-from .runner import counted
+from .runner import counted, output_ports
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +30,7 @@ class FabricBisection:
     flagged="n_short",
     counts=lambda r: not r.sufficient,
     inputs=("nodes", "link_gbps", "oversub_x", "demand_gbps"),
-    outputs=("full_bisection_gbps", "real_bisection_gbps", "sufficient", "oversub_ignored_err"),
+    outputs=output_ports(FabricBisection),
     section="12",
 )
 def fabric_bisection(

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .ports import U16_MAX, flag, sat16, u16
-from .runner import counted
+from .runner import counted, output_ports
 
 TOLERABLE_LOST_MIN_PER_DAY = 60
 """Work lost per day at or below which a cluster is tolerable (inclusive), minutes."""
@@ -37,7 +37,7 @@ class FailureRecovery:
     flagged="n_lossy",
     counts=lambda r: not r.tolerable,
     inputs=("nodes", "node_mtbf_h", "interval_min"),
-    outputs=("cluster_mtbf_h", "failures_per_day", "lost_min_per_day", "tolerable", "scale_ignored_err"),
+    outputs=output_ports(FailureRecovery),
     section="9",
 )
 def failure_recovery(

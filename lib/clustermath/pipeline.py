@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .ports import flag, sat16, u16
-from .runner import counted
+from .ports import flag, u16
+from .runner import counted, output_ports
 
 ACCEPTABLE_BUBBLE_PCT = 20
 """Bubble at or below which a schedule is acceptable (inclusive), percent."""
@@ -41,7 +41,7 @@ def bubble_fraction(stages: int, microbatches: int) -> float:
     flagged="n_stalled",
     counts=lambda r: not r.acceptable,
     inputs=("stages", "microbatches"),
-    outputs=("bubble_pct", "useful_pct", "acceptable", "bubble_ignored_err"),
+    outputs=output_ports(PipelineBubble),
     section="7",
 )
 def pipeline_bubble(*, stages: int, microbatches: int, ignore_bubble: bool = False) -> PipelineBubble:
@@ -57,7 +57,8 @@ def pipeline_bubble(*, stages: int, microbatches: int, ignore_bubble: bool = Fal
     ``stages`` is 1..65535: a pipeline has at least one stage, and the
     source's ``stages - 1`` underflows at zero, so zero is rejected rather
     than wrapped. The source holds the denominator in 16 bits, which wraps
-    past 65535; here it saturates. ``bubble_ignored_err`` needs stages > 1
+    past 65535; here it is exact (the bubble never exceeds 100%, so nothing
+    needs to saturate). ``bubble_ignored_err`` needs stages > 1
     (a single stage has no bubble); it also fires in the correct build when
     a bubble under 1% truncates to 0, as it does in the source.
 
@@ -67,11 +68,8 @@ def pipeline_bubble(*, stages: int, microbatches: int, ignore_bubble: bool = Fal
     microbatches = u16("microbatches", microbatches)
     ignore_bubble = flag("ignore_bubble", ignore_bubble)
 
-    denom = sat16(microbatches + stages - 1)
-    if ignore_bubble or denom == 0:
-        bubble = 0
-    else:
-        bubble = sat16((stages - 1) * 100 // denom)
+    denom = microbatches + stages - 1
+    bubble = 0 if ignore_bubble or denom == 0 else (stages - 1) * 100 // denom
     return PipelineBubble(
         bubble_pct=bubble,
         useful_pct=100 - bubble,

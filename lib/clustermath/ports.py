@@ -10,12 +10,14 @@ These helpers give Python models the same contract:
 * ``flag(name, value)`` validates a one-bit input port (``True``/``False``).
 
 Python integers never wrap, so every intermediate here is exact.  Where the
-source's fixed-width RTL would wrap before saturating (see ``WRAP_ERRATA``),
-the book follows the saturating contract and says so in the chapter.
+source's fixed-width RTL would wrap (see ``WRAP_ERRATA``), the book keeps the
+exact value and saturates only the output, and says so in the chapter.
 """
 from __future__ import annotations
 
 from numbers import Integral
+
+import numpy as np
 
 U16_MAX = 65535
 """Largest value of a 16-bit port, and the value every output saturates at."""
@@ -23,7 +25,8 @@ U16_MAX = 65535
 WRAP_ERRATA: dict[str, str] = {
     "cluster_scale.step_ms": (
         "the RTL adds compute_ms + comm_ms into a 16-bit output, which wraps "
-        "past 65535; here the sum saturates at 65535"
+        "past 65535; here the output saturates at 65535 and the efficiency "
+        "uses the exact sum"
     ),
     "collective_cost.moved_gb": (
         "the RTL forms 2 * bytes_gb * (nodes - 1) in 32 bits, which wraps once "
@@ -31,7 +34,7 @@ WRAP_ERRATA: dict[str, str] = {
     ),
     "pipeline_bubble.denom": (
         "the RTL holds microbatches + stages - 1 in 16 bits, which wraps past "
-        "65535; here it saturates at 65535"
+        "65535; here it is exact"
     ),
     "activation_memory.act_mb": (
         "the RTL forms layers * batch * act_per_layer_mb in 32 bits, which "
@@ -41,27 +44,28 @@ WRAP_ERRATA: dict[str, str] = {
 """Where the source's fixed-width intermediates would wrap and this package saturates."""
 
 
-def u16(name: str, value: object, *, low: int = 0) -> int:
+def u16(name: str, value: object, *, low: int = 0, high: int = U16_MAX) -> int:
     """Validate a 16-bit unsigned input port and return it as ``int``.
 
     Raises ``ValueError`` naming the port and the allowed range when ``value``
-    is not an integer or lies outside ``low..65535``.
+    is not an integer or lies outside ``low..high`` (by default 0..65535; a
+    model narrows it where a wider value is impossible).
     """
-    if isinstance(value, bool) or not isinstance(value, Integral):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, Integral):
         raise ValueError(
-            f"{name} must be an integer in {low}..{U16_MAX}, got {value!r} "
+            f"{name} must be an integer in {low}..{high}, got {value!r} "
             f"({type(value).__name__})"
         )
     value = int(value)
-    if not low <= value <= U16_MAX:
-        raise ValueError(f"{name} must be in {low}..{U16_MAX}, got {value}")
+    if not low <= value <= high:
+        raise ValueError(f"{name} must be in {low}..{high}, got {value}")
     return value
 
 
 def flag(name: str, value: object) -> bool:
-    """Validate a one-bit input port: ``True``, ``False``, 1 or 0."""
-    if isinstance(value, bool):
-        return value
+    """Validate a one-bit input port: ``True``, ``False`` (also NumPy's), 1 or 0."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
     if isinstance(value, Integral) and int(value) in (0, 1):
         return bool(value)
     raise ValueError(f"{name} must be True or False (or 1 or 0), got {value!r}")

@@ -8,10 +8,10 @@ them, so a worked table's totals are computed rather than counted by hand.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Callable, Iterable, Mapping, TypeVar
 
-__all__ = ["ModelSpec", "Tally", "counted", "spec_of", "run", "MAX_ROWS"]
+__all__ = ["ModelSpec", "Tally", "counted", "output_ports", "spec_of", "run", "MAX_ROWS"]
 
 MAX_ROWS = 255
 """The source's counters are 8 bits wide; ``run`` refuses more rows than they hold."""
@@ -34,6 +34,11 @@ class ModelSpec:
 
 
 _REGISTRY: dict[str, ModelSpec] = {}
+
+
+def output_ports(record: type) -> tuple[str, ...]:
+    """The output port names of a model: the fields of its result dataclass, in order."""
+    return tuple(f.name for f in fields(record))
 
 
 def counted(

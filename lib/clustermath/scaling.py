@@ -1,4 +1,4 @@
-"""Cluster scaling: N nodes give N times the compute only if talking is free.
+"""Cluster scaling: N nodes deliver N times one node's work only when communication is free.
 
 Source: source 000, section 5 ("RTL 1", module ``cluster_scale``).
 """
@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .ports import flag, sat16, u16
-from .runner import counted
+from .runner import counted, output_ports
 
 SCALES_WELL_PCT = 75
 """Efficiency at or above which a measurement scales well (inclusive), percent."""
@@ -37,7 +37,7 @@ class ClusterScale:
     flagged="n_poor",
     counts=lambda r: not r.scales_well,
     inputs=("nodes", "node_tflops", "compute_ms", "comm_ms"),
-    outputs=("ideal_tflops", "step_ms", "efficiency_pct", "achieved_tflops", "scales_well", "comm_ignored_err"),
+    outputs=output_ports(ClusterScale),
     section="5",
 )
 def cluster_scale(
@@ -55,9 +55,10 @@ def cluster_scale(
         scales_well     = efficiency_pct >= 75
 
     Every input is a 16-bit port (0..65535). The source's RTL adds the step
-    in a 16-bit output that wraps past 65535; here it saturates. A saturated
-    step equal to ``compute_ms`` = 65535 then raises ``comm_ignored_err`` in
-    the correct build too: the sum cannot be represented.
+    in a 16-bit output that wraps past 65535; here the output saturates and
+    the efficiency uses the exact sum. A saturated step equal to
+    ``compute_ms`` = 65535 then raises ``comm_ignored_err`` in the correct
+    build too: the sum cannot be represented.
 
     Source: source 000, section 5 (RTL 1).
     """
@@ -68,8 +69,9 @@ def cluster_scale(
     ignore_comm = flag("ignore_comm", ignore_comm)
 
     ideal = sat16(nodes * node_tflops)
-    step = compute_ms if ignore_comm else sat16(compute_ms + comm_ms)
-    efficiency = 0 if step == 0 else sat16(compute_ms * 100 // step)
+    exact_step = compute_ms if ignore_comm else compute_ms + comm_ms
+    step = sat16(exact_step)
+    efficiency = 0 if exact_step == 0 else compute_ms * 100 // exact_step
     achieved = sat16(ideal * efficiency // 100)
     return ClusterScale(
         ideal_tflops=ideal,

@@ -1,4 +1,4 @@
-"""The straggler: a synchronous step finishes when its slowest rank does.
+"""Stragglers: the slowest rank sets the length of a synchronous step.
 
 Source: source 000, section 10 ("RTL 6", module ``straggler_step``).
 """
@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .ports import flag, sat16, u16
-from .runner import counted
+from .runner import counted, output_ports
 
 TOLERABLE_WASTE_PCT = 10
 """Straggler waste at or below which a step is tolerable (inclusive), percent."""
@@ -35,7 +35,7 @@ class StragglerStep:
     flagged="n_wasteful",
     counts=lambda r: not r.tolerable,
     inputs=("mean_ms", "slowest_ms"),
-    outputs=("step_ms", "waste_ms", "waste_pct", "tolerable", "uniform_assumed_err"),
+    outputs=output_ports(StragglerStep),
     section="10",
 )
 def straggler_step(*, mean_ms: int, slowest_ms: int, assume_uniform: bool = False) -> StragglerStep:

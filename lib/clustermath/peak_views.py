@@ -1,0 +1,490 @@
+"""Chapter 1 ("Peak is bought, efficiency is earned"): the ten explorers' views.
+
+Every curve is the model evaluated point by point; nothing here computes a
+number the model does not. Each ``view_*(ax)`` draws a fixed frame and
+returns ``update(inputs, broken)`` (see ``widgets.Explorer``);
+``explorer(name)`` builds the interactive view of one model at the chapter's
+defaults, and ``widgets.still`` draws the same view as a static figure.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Mapping
+
+import numpy as np
+from matplotlib.axes import Axes
+
+from .activations import activation_memory
+from .assembled import PROPERTIES, training_cluster_model
+from .checkpoint import AFFORDABLE_OVERHEAD_PCT, checkpoint_cost
+from .collectives import collective_cost
+from .economics import ACCEPTABLE_COST_PER_USEFUL, cluster_economics
+from .fabric import fabric_bisection
+from .failures import TOLERABLE_LOST_MIN_PER_DAY, failure_recovery
+from .pipeline import ACCEPTABLE_BUBBLE_PCT, pipeline_bubble
+from .scaling import SCALES_WELL_PCT, cluster_scale
+from .stragglers import straggler_step
+from .widgets import BROKEN_COLOUR, CORRECT_COLOUR, LIMIT_COLOUR, Explorer, Slider, Updater
+
+__all__ = ["explorer", "EXPLORERS", "VIEWS"]
+
+Inputs = Mapping[str, Any]
+
+
+def _colour(broken: bool) -> str:
+    return BROKEN_COLOUR if broken else CORRECT_COLOUR
+
+
+def _limit(ax: Axes, y: float, text: str, animated: bool = False) -> Any:
+    line = ax.axhline(y, color=LIMIT_COLOUR, ls=":", lw=1.2, animated=animated)
+    if text:
+        ax.annotate(text, (1.0, y), xycoords=("axes fraction", "data"), ha="right", va="bottom",
+                    fontsize=8, color=LIMIT_COLOUR)
+    return line
+
+
+def _status(ax: Axes) -> Any:
+    """A moving text in the top-left corner of the axes."""
+    return ax.text(0.02, 0.96, "", transform=ax.transAxes, va="top", fontsize=9, animated=True,
+                   bbox={"boxstyle": "round", "fc": "white", "ec": "#cccccc"})
+
+
+def _moving_curve(ax: Axes) -> tuple[Any, Any]:
+    (curve,) = ax.plot([], [], lw=2, drawstyle="steps-post", animated=True)
+    (marker,) = ax.plot([], [], "o", ms=8, mec="black", animated=True)
+    return curve, marker
+
+
+def _show(curve: Any, marker: Any, xs: Any, ys: Any, x: float, y: float, broken: bool) -> None:
+    curve.set_data(xs, ys)
+    marker.set_data([x], [y])
+    curve.set_color(_colour(broken))
+    marker.set_color(_colour(broken))
+
+
+def nice_ceiling(value: float) -> float:
+    """Smallest of 1, 2, 2.5, 5 × 10^k that is >= value (1 for value <= 0): a stable axis top."""
+    if value <= 0:
+        return 1.0
+    power = 10 ** math.floor(math.log10(value))
+    for step in (1, 2, 2.5, 5, 10):
+        if step * power >= value:
+            return float(step * power)
+    return 10.0 * power  # pragma: no cover - the loop always returns
+
+
+def _reframe_y(ax: Axes, needed: float) -> bool:
+    """Raise or lower the y axis top when ``needed`` leaves (top/3, top]; True if it moved."""
+    top = ax.get_ylim()[1]
+    if top / 3 < needed <= top:
+        return False
+    ax.set_ylim(0, nice_ceiling(needed * 1.2))
+    return True
+
+
+def _reframe_x(ax: Axes, needed: float) -> bool:
+    """As ``_reframe_y``, for the x axis."""
+    top = ax.get_xlim()[1]
+    if top / 3 < needed <= top:
+        return False
+    ax.set_xlim(0, nice_ceiling(needed * 1.2))
+    return True
+
+
+def _legend(ax: Axes, loc: str) -> None:
+    ax.plot([], [], color=CORRECT_COLOUR, lw=2, label="correct build")
+    ax.plot([], [], color=BROKEN_COLOUR, lw=2, label="spec-sheet build")
+    ax.legend(loc=loc, fontsize=8)
+
+
+# -- the ten views ----------------------------------------------------------------
+
+def view_cluster_scale(ax: Axes) -> Updater:
+    comm = np.arange(0, 1001, 5)
+    ax.set(xlabel="communication per step (ms)", ylabel="efficiency (%)", xlim=(0, 1000), ylim=(-3, 105),
+           title="Efficiency against communication")
+    _limit(ax, SCALES_WELL_PCT, "scales well at or above 75%")
+    _legend(ax, "center right")
+    curve, marker = _moving_curve(ax)
+    status = _status(ax)
+
+    def update(p: Inputs, broken: bool) -> None:
+        eff = [cluster_scale(**{**p, "comm_ms": int(c)}, ignore_comm=broken).efficiency_pct for c in comm]
+        r = cluster_scale(**p, ignore_comm=broken)
+        _show(curve, marker, comm, eff, p["comm_ms"], r.efficiency_pct, broken)
+        status.set_text(f"{p['compute_ms']} ms compute: {r.efficiency_pct}%, {r.achieved_tflops:,} TFLOPS")
+
+    return update
+
+
+def view_collective_cost(ax: Axes) -> Updater:
+    ranks = np.arange(0, 257)
+    ax.set(xlabel="ranks", ylabel="all-reduce time (ms)", xlim=(0, 256),
+           title="All-reduce time against the rank count")
+    (ring,) = ax.plot([], [], lw=2, color=CORRECT_COLOUR, drawstyle="steps-post", animated=True,
+                      label="ring: 2(N-1)/N of the gradient")
+    (flat,) = ax.plot([], [], lw=2, color=BROKEN_COLOUR, drawstyle="steps-post", animated=True,
+                      label="flat: the gradient once")
+    budget = _limit(ax, 100, "", animated=True)
+    ax.plot([], [], color=LIMIT_COLOUR, ls=":", label="budget")
+    (marker,) = ax.plot([], [], "o", ms=8, mec="black", animated=True)
+    ax.legend(loc="center right", fontsize=8)
+    status = _status(ax)
+
+    def update(p: Inputs, broken: bool) -> bool:
+        highest = 0
+        for line, flag in ((ring, False), (flat, True)):
+            ms = [collective_cost(**{**p, "nodes": int(n)}, ignore_topology=flag).collective_ms for n in ranks]
+            line.set_data(ranks, ms)
+            line.set_linewidth(3 if flag == broken else 1)
+            highest = max(highest, max(ms))
+        r = collective_cost(**p, ignore_topology=broken)
+        marker.set_data([p["nodes"]], [r.collective_ms])
+        marker.set_color(_colour(broken))
+        budget.set_ydata([p["budget_ms"], p["budget_ms"]])
+        status.set_text(f"{p['nodes']} ranks move {r.moved_gb} GB: {r.collective_ms:,} ms "
+                        f"({'within' if r.within_budget else 'over'} budget)")
+        return _reframe_y(ax, min(max(highest, p["budget_ms"], 50) * 1.3, 70000))
+
+    return update
+
+
+def view_pipeline_bubble(ax: Axes) -> Updater:
+    mbs = np.arange(0, 257)
+    ax.set(xlabel="microbatches per step", ylabel="bubble (%)", xlim=(0, 256), ylim=(-3, 105),
+           title="Bubble against microbatches")
+    _limit(ax, ACCEPTABLE_BUBBLE_PCT, "acceptable at or below 20%")
+    _legend(ax, "center right")
+    curve, marker = _moving_curve(ax)
+    status = _status(ax)
+
+    def update(p: Inputs, broken: bool) -> None:
+        bub = [pipeline_bubble(stages=p["stages"], microbatches=int(m), ignore_bubble=broken).bubble_pct
+               for m in mbs]
+        r = pipeline_bubble(**p, ignore_bubble=broken)
+        _show(curve, marker, mbs, bub, p["microbatches"], r.bubble_pct, broken)
+        status.set_text(f"{p['stages']} stages, {p['microbatches']} microbatches: {r.bubble_pct}% idle")
+
+    return update
+
+
+def view_checkpoint_cost(ax: Axes) -> Updater:
+    intervals = np.unique(np.geomspace(10, 7200, 160).astype(int))
+    ax.set(xscale="log", xlabel="checkpoint interval (s, log scale)", ylabel="overhead (%)",
+           xlim=(10, 7200), ylim=(-3, 100), title="Checkpoint overhead against the interval")
+    _limit(ax, AFFORDABLE_OVERHEAD_PCT, "affordable at or below 10%")
+    _legend(ax, "center right")
+    curve, marker = _moving_curve(ax)
+    status = _status(ax)
+
+    def update(p: Inputs, broken: bool) -> None:
+        over = [checkpoint_cost(**{**p, "interval_s": int(t)}, ignore_checkpoint=broken).overhead_pct
+                for t in intervals]
+        r = checkpoint_cost(**p, ignore_checkpoint=broken)
+        _show(curve, marker, intervals, over, max(p["interval_s"], 10), min(r.overhead_pct, 100), broken)
+        status.set_text(f"write {r.write_s:,} s every {p['interval_s']:,} s: {r.overhead_pct:,}% overhead")
+
+    return update
+
+
+def view_failure_recovery(ax: Axes) -> Updater:
+    nodes = np.unique(np.geomspace(1, 20000, 200).astype(int))
+    ax.set(xscale="log", xlabel="nodes (log scale)", ylabel="work lost (min/day)", xlim=(1, 20000),
+           ylim=(-10, 600), title="Work lost to failures against the node count")
+    _limit(ax, TOLERABLE_LOST_MIN_PER_DAY, "tolerable at or below 60 min a day")
+    _legend(ax, "center left")
+    curve, marker = _moving_curve(ax)
+    status = _status(ax)
+
+    def update(p: Inputs, broken: bool) -> None:
+        lost = [failure_recovery(**{**p, "nodes": int(n)}, ignore_failures=broken).lost_min_per_day
+                for n in nodes]
+        r = failure_recovery(**p, ignore_failures=broken)
+        _show(curve, marker, nodes, lost, max(p["nodes"], 1), min(r.lost_min_per_day, 600), broken)
+        status.set_text(f"MTBF {r.cluster_mtbf_h:,} h, {r.failures_per_day:,} a day, "
+                        f"{r.lost_min_per_day:,} min lost")
+
+    return update
+
+
+def view_straggler_step(ax: Axes) -> Updater:
+    names = ("typical rank", "slowest rank")
+    ax.figure.subplots_adjust(left=0.22)
+    ax.set(xlabel="time in one step (ms)", ylim=(-0.6, 1.9), title="One slow rank sets the step")
+    work = ax.barh(names, [0, 0], color=CORRECT_COLOUR, animated=True, label="computing")
+    wait = ax.barh(names, [0, 0], color="#bbbbbb", hatch="//", animated=True, label="waiting at the barrier")
+    step = ax.axvline(0, color="black", lw=1.5, animated=True)
+    ax.legend(loc="lower right", fontsize=8)
+    status = _status(ax)
+
+    def update(p: Inputs, broken: bool) -> bool:
+        r = straggler_step(**p, assume_uniform=broken)
+        times = (p["mean_ms"], p["slowest_ms"])
+        for bar, w in zip(work, times):
+            bar.set_width(w)
+            bar.set_color(_colour(broken))
+        for bar, w, waited in zip(wait, times, (r.step_ms - p["mean_ms"], max(r.step_ms - p["slowest_ms"], 0))):
+            bar.set_x(w)
+            bar.set_width(waited)
+        step.set_xdata([r.step_ms, r.step_ms])
+        status.set_text(f"step {r.step_ms} ms, waste {r.waste_pct}%")
+        return _reframe_x(ax, max(p["slowest_ms"], 10))
+
+    return update
+
+
+def view_activation_memory(ax: Axes) -> Updater:
+    batches = np.arange(0, 65)
+    ax.set(xlabel="batch", ylabel="activations held (MB)", xlim=(0, 64), title="Activation memory against the batch")
+    (held,) = ax.plot([], [], "-", lw=2, animated=True, label="hold every layer")
+    (recomputed,) = ax.plot([], [], "--", lw=2, animated=True, label="recompute")
+    hbm = _limit(ax, 0, "", animated=True)
+    ax.plot([], [], color=LIMIT_COLOUR, ls=":", label="fast memory")
+    (marker,) = ax.plot([], [], "o", ms=8, mec="black", animated=True)
+    ax.legend(loc="upper left", fontsize=8)
+    status = ax.text(0.98, 0.96, "", transform=ax.transAxes, va="top", ha="right", fontsize=9, animated=True,
+                     bbox={"boxstyle": "round", "fc": "white", "ec": "#cccccc"})
+
+    def update(p: Inputs, broken: bool) -> bool:
+        for line, recompute in ((held, False), (recomputed, True)):
+            act = [activation_memory(**{**p, "batch": int(b), "recompute": recompute},
+                                     ignore_activations=broken).act_mb for b in batches]
+            line.set_data(batches, act)
+            line.set_color(_colour(broken))
+            line.set_linewidth(3 if recompute == p["recompute"] else 1)
+        r = activation_memory(**p, ignore_activations=broken)
+        marker.set_data([p["batch"]], [r.act_mb])
+        marker.set_color(_colour(broken))
+        hbm.set_ydata([p["hbm_mb"], p["hbm_mb"]])
+        status.set_text(f"{r.act_mb:,} MB of {p['hbm_mb']:,}: {'fits' if r.fits else 'does not fit'}")
+        return _reframe_y(ax, max(p["hbm_mb"] * 1.3, r.act_mb, 1024))
+
+    return update
+
+
+def view_fabric_bisection(ax: Axes) -> Updater:
+    ax.set(ylabel="across the cut (Gbps)", title="Full bisection against what the cut carries")
+    bars = ax.bar(["full bisection", "what the cut carries"], [0, 0], color=["#999999", CORRECT_COLOUR],
+                  animated=True)
+    demand = _limit(ax, 0, "", animated=True)
+    ax.plot([], [], color=LIMIT_COLOUR, ls=":", label="demand")
+    ax.legend(loc="upper right", fontsize=8)
+    status = _status(ax)
+
+    def update(p: Inputs, broken: bool) -> bool:
+        r = fabric_bisection(**p, assume_full=broken)
+        bars[0].set_height(r.full_bisection_gbps)
+        bars[1].set_height(r.real_bisection_gbps)
+        bars[1].set_color(_colour(broken))
+        demand.set_ydata([p["demand_gbps"], p["demand_gbps"]])
+        status.set_text(f"{p['oversub_x']}:1 carries {r.real_bisection_gbps:,} Gbps: "
+                        f"{'sufficient' if r.sufficient else 'short'}")
+        return _reframe_y(ax, max(r.full_bisection_gbps, p["demand_gbps"], 100) * 1.15)
+
+    return update
+
+
+def view_cluster_economics(ax: Axes) -> Updater:
+    effs = np.arange(1, 101)
+    ax.set(xlabel="measured efficiency (%)", ylabel="cost per useful TFLOPS (×1000)", xlim=(0, 100),
+           ylim=(0, 6000), title="Cost per useful teraflop against efficiency")
+    _limit(ax, ACCEPTABLE_COST_PER_USEFUL, "acceptable at or below 1500")
+    _legend(ax, "center right")
+    curve, marker = _moving_curve(ax)
+    status = _status(ax)
+
+    def update(p: Inputs, broken: bool) -> None:
+        cost = [cluster_economics(**{**p, "efficiency_pct": int(e)}, ignore_efficiency=broken).cost_per_useful
+                for e in effs]
+        r = cluster_economics(**p, ignore_efficiency=broken)
+        _show(curve, marker, effs, cost, p["efficiency_pct"], min(r.cost_per_useful, 6000), broken)
+        status.set_text(f"{r.useful_tflops:,} useful TFLOPS at {r.cost_per_useful:,} each")
+
+    return update
+
+
+def view_training_cluster_model(ax: Axes) -> Updater:
+    names = [name for name, _ in PROPERTIES]
+    ax.figure.subplots_adjust(left=0.34, bottom=0.12)
+    ax.set(xticks=[], xlim=(0, 1), title="Six properties, one verdict")
+    bars = ax.barh(names[::-1], [1] * 6, color="#dddddd", animated=True)
+    labels = [ax.text(0.5, y, "", ha="center", va="center", fontsize=8, animated=True) for y in range(6)]
+    verdict = ax.text(0.5, -0.02, "", transform=ax.transAxes, ha="center", va="top", fontsize=9,
+                      animated=True, bbox={"boxstyle": "round", "fc": "white", "ec": "#cccccc"})
+
+    def update(p: Inputs, broken: bool) -> None:
+        r = training_cluster_model(**p, scale_only=broken)
+        for y, name in enumerate(names[::-1]):
+            looked_at = name == "nodes_added" or not broken
+            holds = bool(p[name])
+            bars[y].set_color(("#4d9a4d" if holds else LIMIT_COLOUR) if looked_at else "#dddddd")
+            labels[y].set_text(("holds" if holds else "fails") + ("" if looked_at else " (not looked at)"))
+            labels[y].set_color("white" if looked_at else "#555555")
+        verdict.set_text(f"scales: {'yes' if r.scales else 'no'}   fail_mask = {r.fail_mask:06b}"
+                         + ("   FALSE CLAIM" if r.false_scale_err else ""))
+
+    return update
+
+
+VIEWS: dict[str, Callable[[Axes], Updater]] = {
+    "cluster_scale": view_cluster_scale,
+    "collective_cost": view_collective_cost,
+    "pipeline_bubble": view_pipeline_bubble,
+    "checkpoint_cost": view_checkpoint_cost,
+    "failure_recovery": view_failure_recovery,
+    "straggler_step": view_straggler_step,
+    "activation_memory": view_activation_memory,
+    "fabric_bisection": view_fabric_bisection,
+    "cluster_economics": view_cluster_economics,
+    "training_cluster_model": view_training_cluster_model,
+}
+"""The view of each chapter-1 model, by model name."""
+
+EXPLORERS: dict[str, Callable[[], Explorer]] = {
+    "cluster_scale": lambda: Explorer(
+        cluster_scale,
+        [Slider("nodes", 1, 1024, 64), Slider("node_tflops", 1, 1000, 100),
+         Slider("compute_ms", 0, 1000, 100, 10), Slider("comm_ms", 0, 1000, 100, 10)],
+        view_cluster_scale, title="Scaling efficiency: compute against communication"),
+    "collective_cost": lambda: Explorer(
+        collective_cost,
+        [Slider("bytes_gb", 0, 64, 8), Slider("nodes", 0, 256, 8),
+         Slider("fabric_gbps", 0, 3200, 800, 40), Slider("budget_ms", 0, 1000, 100, 10)],
+        view_collective_cost, title="The all-reduce: bytes moved and time taken"),
+    "pipeline_bubble": lambda: Explorer(
+        pipeline_bubble,
+        [Slider("stages", 1, 64, 8), Slider("microbatches", 0, 256, 32)],
+        view_pipeline_bubble, title="The pipeline bubble against the microbatch count"),
+    "checkpoint_cost": lambda: Explorer(
+        checkpoint_cost,
+        [Slider("footprint_gb", 0, 4000, 560, 10), Slider("tier_gbps", 0, 1600, 80, 10),
+         Slider("interval_s", 0, 7200, 300, 10)],
+        view_checkpoint_cost, title="Checkpoint overhead against the interval"),
+    "failure_recovery": lambda: Explorer(
+        failure_recovery,
+        [Slider("nodes", 0, 20000, 1000, 50), Slider("node_mtbf_h", 0, 50000, 8760, 10),
+         Slider("interval_min", 0, 240, 60, 5)],
+        view_failure_recovery, title="Work lost to failures against the node count"),
+    "straggler_step": lambda: Explorer(
+        straggler_step,
+        [Slider("mean_ms", 0, 1000, 200, 5), Slider("slowest_ms", 0, 2000, 260, 5)],
+        view_straggler_step, floors={"slowest_ms": "mean_ms"},
+        title="One slow rank sets the step"),
+    "activation_memory": lambda: Explorer(
+        activation_memory,
+        [Slider("layers", 0, 200, 80), Slider("batch", 0, 64, 8), Slider("act_per_layer_mb", 0, 64, 16),
+         Slider("hbm_mb", 0, 65535, 8192, 512)],
+        view_activation_memory, checkboxes={"recompute": False},
+        title="Activation memory against the batch"),
+    "fabric_bisection": lambda: Explorer(
+        fabric_bisection,
+        [Slider("nodes", 0, 128, 16), Slider("link_gbps", 0, 1600, 800, 100),
+         Slider("oversub_x", 0, 16, 4), Slider("demand_gbps", 0, 65535, 3200, 100)],
+        view_fabric_bisection, title="Full bisection against what the cut carries"),
+    "cluster_economics": lambda: Explorer(
+        cluster_economics,
+        [Slider("nodes", 0, 512, 64), Slider("node_cost", 0, 1000, 100, 10),
+         Slider("node_tflops", 10, 1000, 100, 10), Slider("efficiency_pct", 0, 100, 50)],
+        view_cluster_economics, title="Cost per useful teraflop against efficiency"),
+    "training_cluster_model": lambda: Explorer(
+        training_cluster_model, [], view_training_cluster_model,
+        checkboxes={name: True for name, _ in PROPERTIES},
+        title="Six properties, one verdict"),
+}
+"""Factories for the ten explorers, keyed by model name, with the chapter's defaults."""
+
+
+def explorer(name: str) -> Explorer:
+    """A fresh explorer for one of the ten chapter-1 models, at the chapter's defaults."""
+    try:
+        return EXPLORERS[name]()
+    except KeyError:
+        raise ValueError(f"name must be one of {sorted(EXPLORERS)}, got {name!r}") from None
+
+
+# -- static figures -----------------------------------------------------------------
+
+def figure_peak_to_delivered() -> "Figure":
+    """Figure 1: peak against delivered, term by term, and where the peak's time goes."""
+    from matplotlib.figure import Figure
+
+    from .budget import peak_to_delivered
+
+    terms = peak_to_delivered()
+    fig = Figure(figsize=(10, 3.6), layout="constrained")
+    left, right = fig.subplots(1, 2, width_ratios=(3, 2))
+    names = [t.name for t in terms]
+    values = [t.remaining_tflops for t in terms]
+    colours = [CORRECT_COLOUR] + ["#8fb3de"] * (len(terms) - 2) + ["#2f7d32"]
+    bars = left.bar(range(len(terms)), values, color=colours)
+    for bar, v in zip(bars, values):
+        left.annotate(f"{v:,.0f}", (bar.get_x() + bar.get_width() / 2, v), ha="center", va="bottom", fontsize=9)
+    left.set_xticks(range(len(terms)), [n.replace(" (", "\n(") for n in names], fontsize=8)
+    left.set(ylabel="TFLOPS left after each term", title="Peak is bought ...", ylim=(0, values[0] * 1.12))
+    lost = [terms[i - 1].remaining_tflops - terms[i].remaining_tflops for i in range(1, len(terms))]
+    shares = [terms[-1].remaining_tflops] + lost
+    labels = ["delivered"] + [t.name for t in terms[1:]]
+    bottom = 0.0
+    palette = ["#2f7d32", "#d9822b", "#e0b040", "#9e6bb5", "#7f7f7f"]
+    for share, label, colour in zip(shares, labels, palette):
+        pct = 100 * share / values[0]
+        right.bar([0], [pct], bottom=bottom, color=colour, width=0.5)
+        right.annotate(f"{label}: {pct:.0f}%", (0.3, bottom + pct / 2), va="center", fontsize=9)
+        bottom += pct
+    right.set(xlim=(-0.4, 1.6), ylim=(0, 100), xticks=[], ylabel="share of the peak (%)",
+              title="... efficiency is earned")
+    return fig
+
+
+def figure_rank_timeline(ranks: int = 4, steps: int = 2) -> "Figure":
+    """Section 10's picture: ranks computing, waiting for the slowest, then all-reducing together.
+
+    Uses the chapter's worked values: 200 ms mean rank, one 260 ms rank, and
+    the collective of the scaling table's first row (100 ms).
+    """
+    from matplotlib.figure import Figure
+
+    mean, slow, comm = 200, 260, 100
+    step = straggler_step(mean_ms=mean, slowest_ms=slow).step_ms
+    fig = Figure(figsize=(10, 2.6), layout="constrained")
+    ax = fig.subplots()
+    for s in range(steps):
+        start = s * (step + comm)
+        for r in range(ranks):
+            work = slow if r == ranks - 1 else mean
+            ax.broken_barh([(start, work)], (r - 0.35, 0.7), color=CORRECT_COLOUR)
+            if step > work:
+                ax.broken_barh([(start + work, step - work)], (r - 0.35, 0.7), color="#bbbbbb", hatch="//")
+            ax.broken_barh([(start + step, comm)], (r - 0.35, 0.7), color=BROKEN_COLOUR)
+    ax.set_yticks(range(ranks), [f"rank {r}" + (" (slow)" if r == ranks - 1 else "") for r in range(ranks)])
+    ax.set(xlabel="time (ms)", xlim=(0, steps * (step + comm)),
+           title="blue: computing   grey: waiting for the slowest rank   orange: all-reduce")
+    return fig
+
+
+def figure_diagnosis_tree() -> "Figure":
+    """Figure 4: the first split (compute against the rest) and the four owners of the rest."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(10, 3.4))
+    ax = fig.subplots()
+    ax.set_axis_off()
+    ax.set(xlim=(0, 10), ylim=(0, 4))
+    box = {"boxstyle": "round,pad=0.4", "fc": "#eef3fa", "ec": CORRECT_COLOUR}
+    ax.text(5, 3.5, "split the step: compute against everything else", ha="center", va="center", bbox=box, fontsize=10)
+    ax.text(1.6, 2.2, "compute: the part\nthat delivers TFLOPS", ha="center", va="center", fontsize=9,
+            bbox={**box, "fc": "#e3f4e1", "ec": "#2f7d32"})
+    ax.text(6.6, 2.2, "everything else: which term grew?", ha="center", va="center", fontsize=9, bbox=box)
+    ax.annotate("", (1.6, 2.55), (4.2, 3.2), arrowprops={"arrowstyle": "->"})
+    ax.annotate("", (6.6, 2.5), (5.8, 3.2), arrowprops={"arrowstyle": "->"})
+    leaves = [
+        (2.6, "collective and fabric\nnetwork team"),
+        (4.9, "straggler\nper-node operations"),
+        (7.2, "pipeline bubble\nscheduler configuration"),
+        (9.3, "checkpoint\nstorage team"),
+    ]
+    for x, text in leaves:
+        ax.text(x, 0.6, text, ha="center", va="center", fontsize=8.5,
+                bbox={**box, "fc": "#fdf0e2", "ec": BROKEN_COLOUR})
+        ax.annotate("", (x, 1.0), (6.6, 1.9), arrowprops={"arrowstyle": "->"})
+    return fig

@@ -1,0 +1,239 @@
+"""Thin widget views over clustermath models.
+
+An ``Explorer`` puts sliders on a model's input ports, a toggle on its broken
+build, a table of both builds' outputs and a small plot that moves with the
+inputs. It holds no arithmetic of its own: every number it shows is the
+model's output for the current slider values.
+
+Design notes
+------------
+* The plot is a ``matplotlib.figure.Figure`` drawn off-screen (Agg) and shown
+  in an ``ipywidgets.Image``; no ``Output`` widget and no ``print`` in a
+  callback, so nothing leaks into the cell's stdout under nbval, and the
+  default state (sliders, table, picture) is stored with the notebook and
+  rendered by the HTML book without a kernel.
+* Redraws are blitted: a view's ``setup(ax)`` draws the fixed frame (axes,
+  limits, labels, threshold lines) once and creates its moving artists with
+  ``animated=True``; it returns an ``update(inputs, broken)`` that only moves
+  them. Each update restores the saved frame and draws the moving artists
+  alone, which keeps a redraw to a few milliseconds (text rendering, the
+  slow part of Agg, happens once).
+* ``repr(explorer)`` is a short stable string, so the cell's text output is
+  deterministic and nbval can compare it.
+* Slider ranges are chosen by the caller so a reader can never reach an input
+  the model rejects; ``floors`` ties one slider's minimum to another's value
+  (for example slowest rank >= mean rank).
+* ``timings`` records model and redraw latency of every update, which
+  ``tools/bench_widgets.py`` reports.
+"""
+from __future__ import annotations
+
+import html
+import io
+import time
+from dataclasses import fields
+from typing import Any, Callable, Mapping, Sequence
+
+import ipywidgets as W
+from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from PIL import Image as PILImage
+
+from .check import fmt_value
+from .runner import spec_of
+
+__all__ = ["Explorer", "Slider", "encode_png", "still", "CORRECT_COLOUR", "BROKEN_COLOUR", "LIMIT_COLOUR"]
+
+CORRECT_COLOUR = "#1f5fa8"
+"""Colour of the correct build in every figure of the book."""
+BROKEN_COLOUR = "#d9822b"
+"""Colour of the broken (specification-sheet) build."""
+LIMIT_COLOUR = "#b22222"
+"""Colour of a threshold line."""
+
+Updater = Callable[[Mapping[str, Any], bool], "bool | None"]
+Setup = Callable[[Axes], Updater]
+"""A view: ``setup(ax)`` draws the frame and returns ``update(inputs, broken)``.
+
+``update`` returns True when it changed the frame itself (axis limits), so
+the explorer redraws the frame before blitting."""
+
+
+class Slider:
+    """A slider specification: port name, range, step, default and an optional label."""
+
+    def __init__(self, port: str, low: int, high: int, value: int, step: int = 1, label: str | None = None):
+        if not low <= value <= high:
+            raise ValueError(f"value must be in {low}..{high} for slider {port!r}, got {value}")
+        if step < 1 or (value - low) % step:
+            raise ValueError(f"step must be >= 1 and put {value} on the slider's grid "
+                             f"{low}, {low + step}, ... for slider {port!r}, got step {step}")
+        self.port, self.low, self.high, self.value, self.step = port, low, high, value, step
+        self.label = label or port
+
+
+def encode_png(canvas: FigureCanvasAgg) -> bytes:
+    """Encode what an Agg canvas holds now as PNG, with light compression (fast)."""
+    width, height = canvas.get_width_height()
+    image = PILImage.frombuffer("RGBA", (width, height), canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
+    out = io.BytesIO()
+    image.save(out, format="png", compress_level=1)
+    return out.getvalue()
+
+
+class Explorer(W.VBox):
+    """Sliders → model → (table of both builds, plot). A view, not a model.
+
+    Parameters
+    ----------
+    model:
+        A registered clustermath model (``cluster_scale`` ...).
+    sliders:
+        One ``Slider`` per integer input port.
+    checkboxes:
+        Boolean input ports (``recompute``, the six properties ...) and their defaults.
+    view:
+        ``view(ax)`` draws the fixed frame and returns ``update(inputs,
+        broken)``, which moves the view's animated artists to the current
+        inputs and build.
+    floors:
+        ``{port: other_port}``: the slider of ``port`` never goes below the
+        current value of ``other_port`` (its minimum follows it).
+    title:
+        A short heading shown above the controls.
+    """
+
+    def __init__(
+        self,
+        model: Callable[..., Any],
+        sliders: Sequence[Slider],
+        view: Setup,
+        *,
+        checkboxes: Mapping[str, bool] | None = None,
+        floors: Mapping[str, str] | None = None,
+        title: str = "",
+        figsize: tuple[float, float] = (5.4, 2.9),
+        dpi: int = 80,
+    ) -> None:
+        self.model = model
+        self.spec = spec_of(model)
+        self._floors = dict(floors or {})
+        self.timings: list[tuple[float, float]] = []
+        style = {"description_width": "140px"}
+        layout = W.Layout(width="380px")
+        self.controls: dict[str, W.ValueWidget] = {}
+        for s in sliders:
+            self.controls[s.port] = W.IntSlider(
+                value=s.value, min=s.low, max=s.high, step=s.step, description=s.label,
+                continuous_update=True, style=style, layout=layout,
+            )
+        for port, value in (checkboxes or {}).items():
+            self.controls[port] = W.Checkbox(value=value, description=port, style=style, indent=False)
+        self.broken = W.ToggleButton(
+            value=False,
+            description=f"plot the broken build ({self.spec.broken_flag})",
+            tooltip="The broken build is what a specification sheet says.",
+            layout=W.Layout(width="380px"),
+        )
+        self.table = W.HTML()
+        self.picture = W.Image(format="png")
+        self.figure = Figure(figsize=figsize, dpi=dpi)
+        self.canvas = FigureCanvasAgg(self.figure)
+        self.axes = self.figure.add_subplot()
+        self.figure.subplots_adjust(left=0.15, right=0.97, bottom=0.17, top=0.9)
+        self._move = view(self.axes)
+        self._moving = [a for a in self.axes.get_children() if a.get_animated()]
+        self.canvas.draw()
+        self._frame = self.canvas.copy_from_bbox(self.figure.bbox)
+        for widget in (*self.controls.values(), self.broken):
+            widget.observe(self._on_change, names="value")
+        heading = W.HTML(f"<b>{html.escape(title)}</b>") if title else W.HTML()
+        left = W.VBox([*self.controls.values(), self.broken, self.table])
+        super().__init__([heading, W.HBox([left, self.picture])])
+        self.update()
+
+    def __repr__(self) -> str:
+        return f"Explorer({self.spec.name})"
+
+    # -- the model, for the current inputs ------------------------------------
+    @property
+    def inputs(self) -> dict[str, Any]:
+        """The current values of the input ports."""
+        return {port: w.value for port, w in self.controls.items()}
+
+    def results(self) -> tuple[Any, Any]:
+        """Model outputs for the current inputs: (correct build, broken build)."""
+        inputs = self.inputs
+        flag = self.spec.broken_flag
+        return self.model(**inputs, **{flag: False}), self.model(**inputs, **{flag: True})
+
+    # -- the view ----------------------------------------------------------------
+    def _on_change(self, change: Mapping[str, Any]) -> None:
+        self.update()
+
+    def update(self) -> None:
+        """Recompute both builds, refresh the table, redraw the plot; record the latencies."""
+        for port, floor in self._floors.items():
+            slider, low = self.controls[port], self.controls[floor].value
+            if slider.min != low:
+                raised = slider.value < low
+                slider.min = low  # clamps the value; a change re-enters update()
+                if raised:
+                    return
+        start = time.perf_counter()
+        correct, broken = self.results()
+        self.table.value = self.table_html(correct, broken)
+        modelled = time.perf_counter()
+        if self._move(self.inputs, self.broken.value):
+            self.canvas.draw()
+            self._frame = self.canvas.copy_from_bbox(self.figure.bbox)
+        self.canvas.restore_region(self._frame)
+        for artist in self._moving:
+            self.axes.draw_artist(artist)
+        self.picture.value = encode_png(self.canvas)
+        self.timings.append((modelled - start, time.perf_counter() - modelled))
+
+    def table_html(self, correct: Any, broken: Any) -> str:
+        """Both builds' outputs as a small HTML table; differing rows are marked."""
+        chosen = 2 if self.broken.value else 1
+        head = ("output", "correct", "spec sheet")
+        cells = "".join(
+            f"<th style='padding:2px 8px;{'background:#eef3fa' if i == chosen else ''}'>{h}</th>"
+            for i, h in enumerate(head)
+        )
+        rows = [f"<tr>{cells}</tr>"]
+        for f in fields(correct):
+            a, b = getattr(correct, f.name), getattr(broken, f.name)
+            mark = " style='color:#b22222'" if a != b else ""
+            rows.append(
+                f"<tr{mark}><td style='padding:2px 8px'><code>{f.name}</code></td>"
+                f"<td style='padding:2px 8px;text-align:right'>{fmt_value(a)}</td>"
+                f"<td style='padding:2px 8px;text-align:right'>{fmt_value(b)}</td></tr>"
+            )
+        return "<table style='border-collapse:collapse;font-size:90%'>" + "".join(rows) + "</table>"
+
+    def report(self) -> str:
+        """The current case as plain text (for a compared cell under the widget)."""
+        correct, broken = self.results()
+        args = ", ".join(f"{k}={v!r}" for k, v in self.inputs.items())
+        lines = [f"{self.spec.name}({args})", f"{'output':<24}{'correct':>12}{'spec sheet':>12}"]
+        for f in fields(correct):
+            lines.append(
+                f"{f.name:<24}{fmt_value(getattr(correct, f.name)):>12}{fmt_value(getattr(broken, f.name)):>12}"
+            )
+        return "\n".join(lines)
+
+
+def still(view: Setup, inputs: Mapping[str, Any], broken: bool = False, *,
+          figsize: tuple[float, float] = (5.4, 2.9), ax: Axes | None = None) -> Figure:
+    """Draw a view once, as an ordinary static figure (for the book's figures and tests)."""
+    if ax is None:
+        figure = Figure(figsize=figsize)
+        ax = figure.add_subplot()
+    update = view(ax)
+    update(inputs, broken)
+    for artist in ax.get_children():
+        if artist.get_animated():
+            artist.set_animated(False)
+    return ax.figure  # type: ignore[return-value]
