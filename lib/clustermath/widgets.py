@@ -43,7 +43,7 @@ from PIL import Image as PILImage
 from .check import fmt_value
 from .runner import spec_of
 
-__all__ = ["Explorer", "Slider", "encode_png", "still", "CORRECT_COLOUR", "BROKEN_COLOUR", "LIMIT_COLOUR"]
+__all__ = ["Explorer", "LiveFigure", "ModelView", "Slider", "encode_png", "still", "CORRECT_COLOUR", "BROKEN_COLOUR", "LIMIT_COLOUR"]
 
 CORRECT_COLOUR = "#1f5fa8"
 """Colour of the correct build in every figure of the book."""
@@ -61,16 +61,35 @@ the explorer redraws the frame before blitting."""
 
 
 class Slider:
-    """A slider specification: port name, range, step, default and an optional label."""
+    """A slider specification: port name, range, step, default and an optional label.
 
-    def __init__(self, port: str, low: int, high: int, value: int, step: int = 1, label: str | None = None):
+    Integer bounds give an ``IntSlider``; any float among them gives a
+    ``FloatSlider`` (with ``readout_format``, default ``.3g``).
+    """
+
+    def __init__(self, port: str, low: float, high: float, value: float, step: float = 1,
+                 label: str | None = None, readout_format: str = ".3g"):
         if not low <= value <= high:
             raise ValueError(f"value must be in {low}..{high} for slider {port!r}, got {value}")
-        if step < 1 or (value - low) % step:
-            raise ValueError(f"step must be >= 1 and put {value} on the slider's grid "
+        steps = (value - low) / step if step > 0 else -1.0
+        if step <= 0 or abs(steps - round(steps)) > 1e-9:
+            raise ValueError(f"step must be > 0 and put {value} on the slider's grid "
                              f"{low}, {low + step}, ... for slider {port!r}, got step {step}")
         self.port, self.low, self.high, self.value, self.step = port, low, high, value, step
         self.label = label or port
+        self.readout_format = readout_format
+
+    @property
+    def is_float(self) -> bool:
+        return any(isinstance(v, float) for v in (self.low, self.high, self.value, self.step))
+
+    def widget(self, style: Mapping[str, str], layout: W.Layout) -> W.ValueWidget:
+        """The ipywidgets slider for this specification."""
+        common = dict(value=self.value, min=self.low, max=self.high, step=self.step, description=self.label,
+                      continuous_update=True, style=style, layout=layout)
+        if self.is_float:
+            return W.FloatSlider(readout_format=self.readout_format, **common)
+        return W.IntSlider(**common)
 
 
 def encode_png(canvas: FigureCanvasAgg) -> bytes:
@@ -82,8 +101,117 @@ def encode_png(canvas: FigureCanvasAgg) -> bytes:
     return out.getvalue()
 
 
-class Explorer(W.VBox):
-    """Sliders → model → (table of both builds, plot). A view, not a model.
+def _cell(value: Any) -> str:
+    return html.escape(fmt_value(value))
+
+
+class LiveFigure(W.VBox):
+    """Controls → computation → (HTML table, blitted plot): the base of every explorer.
+
+    A subclass says what to compute (``compute``), how to tabulate it
+    (``table_html``), what to print for a compared notebook cell
+    (``report``) and what to pass to the view besides the inputs (``mode``).
+
+    Parameters
+    ----------
+    controls:
+        Input widgets keyed by the name of the argument they feed.
+    view:
+        ``view(ax)`` draws the fixed frame and returns ``update(inputs, mode)``,
+        which moves the view's animated artists (see the module notes).
+    extras:
+        Widgets shown under the controls that also trigger an update (a
+        broken-build toggle, say) but are not inputs.
+    floors:
+        ``{name: other}``: the slider of ``name`` never goes below the
+        current value of ``other`` (its minimum follows it).
+    """
+
+    def __init__(
+        self,
+        controls: Mapping[str, W.ValueWidget],
+        view: Setup,
+        *,
+        extras: Sequence[W.ValueWidget] = (),
+        floors: Mapping[str, str] | None = None,
+        title: str = "",
+        figsize: tuple[float, float] = (5.4, 2.9),
+        dpi: int = 80,
+    ) -> None:
+        self.controls = dict(controls)
+        self._floors = dict(floors or {})
+        self.timings: list[tuple[float, float]] = []
+        self.table = W.HTML()
+        self.picture = W.Image(format="png")
+        self.figure = Figure(figsize=figsize, dpi=dpi)
+        self.canvas = FigureCanvasAgg(self.figure)
+        self.axes = self.figure.add_subplot()
+        self.figure.subplots_adjust(left=0.15, right=0.97, bottom=0.17, top=0.9)
+        self._move = view(self.axes)
+        self._moving = [a for a in self.axes.get_children() if a.get_animated()]
+        self.canvas.draw()
+        self._frame = self.canvas.copy_from_bbox(self.figure.bbox)
+        for widget in (*self.controls.values(), *extras):
+            widget.observe(self._on_change, names="value")
+        heading = W.HTML(f"<b>{html.escape(title)}</b>") if title else W.HTML()
+        left = W.VBox([*self.controls.values(), *extras, self.table])
+        super().__init__([heading, W.HBox([left, self.picture])])
+        self.update()
+
+    # -- what a subclass provides ---------------------------------------------------
+    def compute(self) -> Any:
+        """The model's outputs for the current inputs."""
+        raise NotImplementedError
+
+    def table_html(self, result: Any) -> str:
+        """The outputs as a small HTML table."""
+        raise NotImplementedError
+
+    def report(self) -> str:
+        """The current case as plain text (for a compared cell under the widget)."""
+        raise NotImplementedError
+
+    def mode(self) -> Any:
+        """What the view's ``update`` receives besides the inputs (None by default)."""
+        return None
+
+    # -- shared machinery -------------------------------------------------------------
+    @property
+    def inputs(self) -> dict[str, Any]:
+        """The current values of the input controls."""
+        return {name: w.value for name, w in self.controls.items()}
+
+    def _on_change(self, change: Mapping[str, Any]) -> None:
+        self.update()
+
+    def update(self) -> None:
+        """Recompute, refresh the table, redraw the plot; record model and redraw latency."""
+        for name, floor in self._floors.items():
+            slider, low = self.controls[name], self.controls[floor].value
+            if slider.min != low:
+                raised = slider.value < low
+                slider.min = low  # clamps the value; a change re-enters update()
+                if raised:
+                    return
+        start = time.perf_counter()
+        self.table.value = self.table_html(self.compute())
+        modelled = time.perf_counter()
+        if self._move(self.inputs, self.mode()):
+            self.canvas.draw()
+            self._frame = self.canvas.copy_from_bbox(self.figure.bbox)
+        self.canvas.restore_region(self._frame)
+        for artist in self._moving:
+            self.axes.draw_artist(artist)
+        self.picture.value = encode_png(self.canvas)
+        self.timings.append((modelled - start, time.perf_counter() - modelled))
+
+
+_STYLE = {"description_width": "140px"}
+_LAYOUT_WIDTH = "380px"
+
+
+class Explorer(LiveFigure):
+    """A chapter-1 model with its two builds: sliders, a broken-build toggle, both builds' outputs.
 
     Parameters
     ----------
@@ -91,17 +219,12 @@ class Explorer(W.VBox):
         A registered clustermath model (``cluster_scale`` ...).
     sliders:
         One ``Slider`` per integer input port.
+    view:
+        ``view(ax)`` returns ``update(inputs, broken)``.
     checkboxes:
         Boolean input ports (``recompute``, the six properties ...) and their defaults.
-    view:
-        ``view(ax)`` draws the fixed frame and returns ``update(inputs,
-        broken)``, which moves the view's animated artists to the current
-        inputs and build.
-    floors:
-        ``{port: other_port}``: the slider of ``port`` never goes below the
-        current value of ``other_port`` (its minimum follows it).
-    title:
-        A short heading shown above the controls.
+    floors, title, figsize, dpi:
+        As for ``LiveFigure``.
     """
 
     def __init__(
@@ -118,49 +241,21 @@ class Explorer(W.VBox):
     ) -> None:
         self.model = model
         self.spec = spec_of(model)
-        self._floors = dict(floors or {})
-        self.timings: list[tuple[float, float]] = []
-        style = {"description_width": "140px"}
-        layout = W.Layout(width="380px")
-        self.controls: dict[str, W.ValueWidget] = {}
-        for s in sliders:
-            self.controls[s.port] = W.IntSlider(
-                value=s.value, min=s.low, max=s.high, step=s.step, description=s.label,
-                continuous_update=True, style=style, layout=layout,
-            )
+        layout = W.Layout(width=_LAYOUT_WIDTH)
+        controls: dict[str, W.ValueWidget] = {s.port: s.widget(_STYLE, layout) for s in sliders}
         for port, value in (checkboxes or {}).items():
-            self.controls[port] = W.Checkbox(value=value, description=port, style=style, indent=False)
+            controls[port] = W.Checkbox(value=value, description=port, style=_STYLE, indent=False)
         self.broken = W.ToggleButton(
             value=False,
             description=f"plot the broken build ({self.spec.broken_flag})",
             tooltip="The broken build is what a specification sheet says.",
-            layout=W.Layout(width="380px"),
+            layout=W.Layout(width=_LAYOUT_WIDTH),
         )
-        self.table = W.HTML()
-        self.picture = W.Image(format="png")
-        self.figure = Figure(figsize=figsize, dpi=dpi)
-        self.canvas = FigureCanvasAgg(self.figure)
-        self.axes = self.figure.add_subplot()
-        self.figure.subplots_adjust(left=0.15, right=0.97, bottom=0.17, top=0.9)
-        self._move = view(self.axes)
-        self._moving = [a for a in self.axes.get_children() if a.get_animated()]
-        self.canvas.draw()
-        self._frame = self.canvas.copy_from_bbox(self.figure.bbox)
-        for widget in (*self.controls.values(), self.broken):
-            widget.observe(self._on_change, names="value")
-        heading = W.HTML(f"<b>{html.escape(title)}</b>") if title else W.HTML()
-        left = W.VBox([*self.controls.values(), self.broken, self.table])
-        super().__init__([heading, W.HBox([left, self.picture])])
-        self.update()
+        super().__init__(controls, view, extras=[self.broken], floors=floors, title=title,
+                         figsize=figsize, dpi=dpi)
 
     def __repr__(self) -> str:
         return f"Explorer({self.spec.name})"
-
-    # -- the model, for the current inputs ------------------------------------
-    @property
-    def inputs(self) -> dict[str, Any]:
-        """The current values of the input ports."""
-        return {port: w.value for port, w in self.controls.items()}
 
     def results(self) -> tuple[Any, Any]:
         """Model outputs for the current inputs: (correct build, broken build)."""
@@ -168,34 +263,14 @@ class Explorer(W.VBox):
         flag = self.spec.broken_flag
         return self.model(**inputs, **{flag: False}), self.model(**inputs, **{flag: True})
 
-    # -- the view ----------------------------------------------------------------
-    def _on_change(self, change: Mapping[str, Any]) -> None:
-        self.update()
+    compute = results
 
-    def update(self) -> None:
-        """Recompute both builds, refresh the table, redraw the plot; record the latencies."""
-        for port, floor in self._floors.items():
-            slider, low = self.controls[port], self.controls[floor].value
-            if slider.min != low:
-                raised = slider.value < low
-                slider.min = low  # clamps the value; a change re-enters update()
-                if raised:
-                    return
-        start = time.perf_counter()
-        correct, broken = self.results()
-        self.table.value = self.table_html(correct, broken)
-        modelled = time.perf_counter()
-        if self._move(self.inputs, self.broken.value):
-            self.canvas.draw()
-            self._frame = self.canvas.copy_from_bbox(self.figure.bbox)
-        self.canvas.restore_region(self._frame)
-        for artist in self._moving:
-            self.axes.draw_artist(artist)
-        self.picture.value = encode_png(self.canvas)
-        self.timings.append((modelled - start, time.perf_counter() - modelled))
+    def mode(self) -> bool:
+        return bool(self.broken.value)
 
-    def table_html(self, correct: Any, broken: Any) -> str:
-        """Both builds' outputs as a small HTML table; differing rows are marked."""
+    def table_html(self, result: tuple[Any, Any]) -> str:
+        """Both builds' outputs as a small HTML table; rows where they differ are red."""
+        correct, broken = result
         chosen = 2 if self.broken.value else 1
         head = ("output", "correct", "spec sheet")
         cells = "".join(
@@ -208,13 +283,13 @@ class Explorer(W.VBox):
             mark = " style='color:#b22222'" if a != b else ""
             rows.append(
                 f"<tr{mark}><td style='padding:2px 8px'><code>{f.name}</code></td>"
-                f"<td style='padding:2px 8px;text-align:right'>{fmt_value(a)}</td>"
-                f"<td style='padding:2px 8px;text-align:right'>{fmt_value(b)}</td></tr>"
+                f"<td style='padding:2px 8px;text-align:right'>{_cell(a)}</td>"
+                f"<td style='padding:2px 8px;text-align:right'>{_cell(b)}</td></tr>"
             )
         return "<table style='border-collapse:collapse;font-size:90%'>" + "".join(rows) + "</table>"
 
     def report(self) -> str:
-        """The current case as plain text (for a compared cell under the widget)."""
+        """The current case, both builds, as plain text."""
         correct, broken = self.results()
         args = ", ".join(f"{k}={v!r}" for k, v in self.inputs.items())
         lines = [f"{self.spec.name}({args})", f"{'output':<24}{'correct':>12}{'spec sheet':>12}"]
@@ -223,6 +298,68 @@ class Explorer(W.VBox):
                 f"{f.name:<24}{fmt_value(getattr(correct, f.name)):>12}{fmt_value(getattr(broken, f.name)):>12}"
             )
         return "\n".join(lines)
+
+
+class ModelView(LiveFigure):
+    """Any function of keyword arguments that returns a dataclass: sliders in, its fields out.
+
+    For the real-valued models of later chapters, which have no broken
+    build. ``formats`` maps an output field to a format spec (default:
+    ``fmt_value``); ``hidden`` lists fields left out of the table.
+    """
+
+    def __init__(
+        self,
+        model: Callable[..., Any],
+        sliders: Sequence[Slider],
+        view: Setup,
+        *,
+        checkboxes: Mapping[str, bool] | None = None,
+        fixed: Mapping[str, Any] | None = None,
+        formats: Mapping[str, str] | None = None,
+        hidden: Sequence[str] = (),
+        floors: Mapping[str, str] | None = None,
+        title: str = "",
+        figsize: tuple[float, float] = (5.4, 2.9),
+        dpi: int = 80,
+    ) -> None:
+        self.model = model
+        self.fixed = dict(fixed or {})
+        self.formats = dict(formats or {})
+        self.hidden = set(hidden)
+        layout = W.Layout(width=_LAYOUT_WIDTH)
+        controls: dict[str, W.ValueWidget] = {s.port: s.widget(_STYLE, layout) for s in sliders}
+        for port, value in (checkboxes or {}).items():
+            controls[port] = W.Checkbox(value=value, description=port, style=_STYLE, indent=False)
+        super().__init__(controls, view, floors=floors, title=title, figsize=figsize, dpi=dpi)
+
+    def __repr__(self) -> str:
+        return f"ModelView({self.model.__name__})"
+
+    @property
+    def arguments(self) -> dict[str, Any]:
+        """The fixed arguments and the controls' current values."""
+        return {**self.fixed, **self.inputs}
+
+    def compute(self) -> Any:
+        return self.model(**self.arguments)
+
+    def _rows(self, result: Any) -> list[tuple[str, str]]:
+        return [(f.name, format(getattr(result, f.name), self.formats[f.name]) if f.name in self.formats
+                 else fmt_value(getattr(result, f.name)))
+                for f in fields(result) if f.name not in self.hidden]
+
+    def table_html(self, result: Any) -> str:
+        rows = "".join(f"<tr><td style='padding:2px 8px'><code>{html.escape(k)}</code></td>"
+                       f"<td style='padding:2px 8px;text-align:right'>{html.escape(v)}</td></tr>"
+                       for k, v in self._rows(result))
+        return f"<table style='border-collapse:collapse;font-size:90%'>{rows}</table>"
+
+    def report(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.arguments.items())
+        rows = self._rows(self.compute())
+        width = max((len(k) for k, _ in rows), default=0) + 2
+        return "\n".join([f"{self.model.__name__}({args})"] + [f"{k:<{width}}{v:>14}" for k, v in rows])
 
 
 def still(view: Setup, inputs: Mapping[str, Any], broken: bool = False, *,
