@@ -8,7 +8,6 @@ defaults, and ``widgets.still`` draws the same view as a static figure.
 """
 from __future__ import annotations
 
-import math
 from typing import Any, Callable, Mapping
 
 import numpy as np
@@ -62,35 +61,6 @@ def _show(curve: Any, marker: Any, xs: Any, ys: Any, x: float, y: float, broken:
     marker.set_color(_colour(broken))
 
 
-def nice_ceiling(value: float) -> float:
-    """Smallest of 1, 2, 2.5, 5 × 10^k that is >= value (1 for value <= 0): a stable axis top."""
-    if value <= 0:
-        return 1.0
-    power = 10 ** math.floor(math.log10(value))
-    for step in (1, 2, 2.5, 5, 10):
-        if step * power >= value:
-            return float(step * power)
-    return 10.0 * power  # pragma: no cover - the loop always returns
-
-
-def _reframe_y(ax: Axes, needed: float) -> bool:
-    """Raise or lower the y axis top when ``needed`` leaves (top/3, top]; True if it moved."""
-    top = ax.get_ylim()[1]
-    if top / 3 < needed <= top:
-        return False
-    ax.set_ylim(0, nice_ceiling(needed * 1.2))
-    return True
-
-
-def _reframe_x(ax: Axes, needed: float) -> bool:
-    """As ``_reframe_y``, for the x axis."""
-    top = ax.get_xlim()[1]
-    if top / 3 < needed <= top:
-        return False
-    ax.set_xlim(0, nice_ceiling(needed * 1.2))
-    return True
-
-
 def _legend(ax: Axes, loc: str) -> None:
     ax.plot([], [], color=CORRECT_COLOUR, lw=2, label="correct build")
     ax.plot([], [], color=BROKEN_COLOUR, lw=2, label="spec-sheet build")
@@ -119,7 +89,7 @@ def view_cluster_scale(ax: Axes) -> Updater:
 
 def view_collective_cost(ax: Axes) -> Updater:
     ranks = np.arange(0, 257)
-    ax.set(xlabel="ranks", ylabel="all-reduce time (ms)", xlim=(0, 256),
+    ax.set(xlabel="ranks", ylabel="all-reduce time (ms, log)", xlim=(0, 256), yscale="log", ylim=(1, 1e5),
            title="All-reduce time against the rank count")
     (ring,) = ax.plot([], [], lw=2, color=CORRECT_COLOUR, drawstyle="steps-post", animated=True,
                       label="ring: 2(N-1)/N of the gradient")
@@ -128,23 +98,20 @@ def view_collective_cost(ax: Axes) -> Updater:
     budget = _limit(ax, 100, "", animated=True)
     ax.plot([], [], color=LIMIT_COLOUR, ls=":", label="budget")
     (marker,) = ax.plot([], [], "o", ms=8, mec="black", animated=True)
-    ax.legend(loc="center right", fontsize=8)
+    ax.legend(loc="lower right", fontsize=8)
     status = _status(ax)
 
-    def update(p: Inputs, broken: bool) -> bool:
-        highest = 0
+    def update(p: Inputs, broken: bool) -> None:
         for line, flag in ((ring, False), (flat, True)):
             ms = [collective_cost(**{**p, "nodes": int(n)}, ignore_topology=flag).collective_ms for n in ranks]
-            line.set_data(ranks, ms)
+            line.set_data(ranks, np.maximum(ms, 1))  # 0 ms sits on the log axis's floor
             line.set_linewidth(3 if flag == broken else 1)
-            highest = max(highest, max(ms))
         r = collective_cost(**p, ignore_topology=broken)
-        marker.set_data([p["nodes"]], [r.collective_ms])
+        marker.set_data([p["nodes"]], [max(r.collective_ms, 1)])
         marker.set_color(_colour(broken))
-        budget.set_ydata([p["budget_ms"], p["budget_ms"]])
+        budget.set_ydata([max(p["budget_ms"], 1)] * 2)
         status.set_text(f"{p['nodes']} ranks move {r.moved_gb} GB: {r.collective_ms:,} ms "
                         f"({'within' if r.within_budget else 'over'} budget)")
-        return _reframe_y(ax, min(max(highest, p["budget_ms"], 50) * 1.3, 70000))
 
     return update
 
@@ -210,76 +177,76 @@ def view_failure_recovery(ax: Axes) -> Updater:
 def view_straggler_step(ax: Axes) -> Updater:
     names = ("typical rank", "slowest rank")
     ax.figure.subplots_adjust(left=0.22)
-    ax.set(xlabel="time in one step (ms)", ylim=(-0.6, 1.9), title="One slow rank sets the step")
+    ax.set(xlabel="time in one step (% of the mean rank's)", xlim=(0, 300), ylim=(-0.6, 1.9),
+           title="One slow rank sets the step")
     work = ax.barh(names, [0, 0], color=CORRECT_COLOUR, animated=True, label="computing")
     wait = ax.barh(names, [0, 0], color="#bbbbbb", hatch="//", animated=True, label="waiting at the barrier")
     step = ax.axvline(0, color="black", lw=1.5, animated=True)
     ax.legend(loc="lower right", fontsize=8)
     status = _status(ax)
 
-    def update(p: Inputs, broken: bool) -> bool:
+    def update(p: Inputs, broken: bool) -> None:
         r = straggler_step(**p, assume_uniform=broken)
+        unit = 100 / p["mean_ms"] if p["mean_ms"] else 0.0  # ms -> % of the mean (bars vanish at 0)
         times = (p["mean_ms"], p["slowest_ms"])
         for bar, w in zip(work, times):
-            bar.set_width(w)
+            bar.set_width(w * unit)
             bar.set_color(_colour(broken))
         for bar, w, waited in zip(wait, times, (r.step_ms - p["mean_ms"], max(r.step_ms - p["slowest_ms"], 0))):
-            bar.set_x(w)
-            bar.set_width(waited)
-        step.set_xdata([r.step_ms, r.step_ms])
+            bar.set_x(w * unit)
+            bar.set_width(waited * unit)
+        step.set_xdata([r.step_ms * unit] * 2)
         status.set_text(f"step {r.step_ms} ms, waste {r.waste_pct}%")
-        return _reframe_x(ax, max(p["slowest_ms"], 10))
 
     return update
 
 
 def view_activation_memory(ax: Axes) -> Updater:
     batches = np.arange(0, 65)
-    ax.set(xlabel="batch", ylabel="activations held (MB)", xlim=(0, 64), title="Activation memory against the batch")
+    ax.set(xlabel="batch", ylabel="activations held (MB, log)", xlim=(0, 64), yscale="log", ylim=(10, 1e5),
+           title="Activation memory against the batch")
     (held,) = ax.plot([], [], "-", lw=2, animated=True, label="hold every layer")
     (recomputed,) = ax.plot([], [], "--", lw=2, animated=True, label="recompute")
     hbm = _limit(ax, 0, "", animated=True)
     ax.plot([], [], color=LIMIT_COLOUR, ls=":", label="fast memory")
     (marker,) = ax.plot([], [], "o", ms=8, mec="black", animated=True)
-    ax.legend(loc="upper left", fontsize=8)
-    status = ax.text(0.98, 0.96, "", transform=ax.transAxes, va="top", ha="right", fontsize=9, animated=True,
-                     bbox={"boxstyle": "round", "fc": "white", "ec": "#cccccc"})
+    ax.legend(loc="lower right", fontsize=8)
+    status = _status(ax)
 
-    def update(p: Inputs, broken: bool) -> bool:
+    def update(p: Inputs, broken: bool) -> None:
         for line, recompute in ((held, False), (recomputed, True)):
             act = [activation_memory(**{**p, "batch": int(b), "recompute": recompute},
                                      ignore_activations=broken).act_mb for b in batches]
-            line.set_data(batches, act)
+            line.set_data(batches, np.maximum(act, 10))  # 0 MB sits on the log axis's floor
             line.set_color(_colour(broken))
             line.set_linewidth(3 if recompute == p["recompute"] else 1)
         r = activation_memory(**p, ignore_activations=broken)
-        marker.set_data([p["batch"]], [r.act_mb])
+        marker.set_data([p["batch"]], [max(r.act_mb, 10)])
         marker.set_color(_colour(broken))
-        hbm.set_ydata([p["hbm_mb"], p["hbm_mb"]])
+        hbm.set_ydata([max(p["hbm_mb"], 10)] * 2)
         status.set_text(f"{r.act_mb:,} MB of {p['hbm_mb']:,}: {'fits' if r.fits else 'does not fit'}")
-        return _reframe_y(ax, max(p["hbm_mb"] * 1.3, r.act_mb, 1024))
 
     return update
 
 
 def view_fabric_bisection(ax: Axes) -> Updater:
-    ax.set(ylabel="across the cut (Gbps)", title="Full bisection against what the cut carries")
-    bars = ax.bar(["full bisection", "what the cut carries"], [0, 0], color=["#999999", CORRECT_COLOUR],
+    ax.set(ylabel="across the cut (Gbps, log)", yscale="log", ylim=(10, 1e5),
+           title="Full bisection against what the cut carries")
+    bars = ax.bar(["full bisection", "what the cut carries"], [10, 10], bottom=1, color=["#999999", CORRECT_COLOUR],
                   animated=True)
     demand = _limit(ax, 0, "", animated=True)
     ax.plot([], [], color=LIMIT_COLOUR, ls=":", label="demand")
     ax.legend(loc="upper right", fontsize=8)
     status = _status(ax)
 
-    def update(p: Inputs, broken: bool) -> bool:
+    def update(p: Inputs, broken: bool) -> None:
         r = fabric_bisection(**p, assume_full=broken)
-        bars[0].set_height(r.full_bisection_gbps)
-        bars[1].set_height(r.real_bisection_gbps)
+        bars[0].set_height(max(r.full_bisection_gbps, 1))
+        bars[1].set_height(max(r.real_bisection_gbps, 1))
         bars[1].set_color(_colour(broken))
-        demand.set_ydata([p["demand_gbps"], p["demand_gbps"]])
+        demand.set_ydata([max(p["demand_gbps"], 10)] * 2)
         status.set_text(f"{p['oversub_x']}:1 carries {r.real_bisection_gbps:,} Gbps: "
                         f"{'sufficient' if r.sufficient else 'short'}")
-        return _reframe_y(ax, max(r.full_bisection_gbps, p["demand_gbps"], 100) * 1.15)
 
     return update
 

@@ -1,0 +1,66 @@
+"""The notebook suite really asserts: a changed stored number makes nbval fail.
+
+A copy of chapter 1's opening cells is run under nbval twice: unchanged (it
+must pass, so the comparison is sound) and with one stored number altered in
+an output (it must fail, naming the cell). Only the first few cells are kept
+so the test takes seconds.
+"""
+from __future__ import annotations
+
+import pathlib
+import subprocess
+import sys
+
+import nbformat
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+CHAPTER = ROOT / "notebooks" / "01_peak_is_bought.ipynb"
+SANITIZE = ROOT / "tests" / "nbval_sanitize.cfg"
+STORED = "delivered when half the step is communication: 3,200 TFLOPS"
+
+
+def opening_cells(path: pathlib.Path) -> nbformat.NotebookNode:
+    """The notebook up to and including the first cell whose stored output holds ``STORED``."""
+    nb = nbformat.read(path, as_version=4)
+    for i, cell in enumerate(nb.cells):
+        text = "".join(o.get("text", "") for o in cell.get("outputs", []))
+        if STORED in text:
+            nb.cells = nb.cells[: i + 1]
+            return nb
+    raise AssertionError(f"no stored output in {path.name} contains {STORED!r}")
+
+
+def run_nbval(path: pathlib.Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "--nbval", str(path), "--nbval-sanitize-with", str(SANITIZE),
+         "-p", "no:cacheprovider", "--rootdir", str(path.parent)],
+        capture_output=True, text=True, timeout=300, cwd=path.parent,
+    )
+
+
+@pytest.fixture(scope="module")
+def opening() -> nbformat.NotebookNode:
+    return opening_cells(CHAPTER)
+
+
+def test_unchanged_copy_passes(opening, tmp_path):
+    copy = tmp_path / "unchanged.ipynb"
+    nbformat.write(opening, copy)
+    result = run_nbval(copy)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_changed_stored_number_fails(opening, tmp_path):
+    changed = 0
+    for cell in opening.cells:
+        for out in cell.get("outputs", []):
+            if STORED in out.get("text", ""):
+                out["text"] = out["text"].replace("3,200 TFLOPS  [", "3,201 TFLOPS  [")
+                changed += 1
+    assert changed == 1
+    copy = tmp_path / "tampered.ipynb"
+    nbformat.write(opening, copy)
+    result = run_nbval(copy)
+    assert result.returncode != 0, "nbval accepted a notebook whose stored number was changed"
+    assert "3,201" in result.stdout and "3,200" in result.stdout, result.stdout[-2000:]
