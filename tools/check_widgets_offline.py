@@ -1,16 +1,21 @@
 #!/usr/bin/env python3
-"""Check, in a headless browser with the network blocked, that the built book's
-widgets render from their stored state (manual check, not part of `make test`).
+r"""Check, in a headless browser with the network blocked, that the built book's
+widgets and math render offline (manual check, not part of `make test`).
 
-For every chapter page with widget views (or the pages given with --page), the
-script loads the page from a local server on 127.0.0.1 (or file:// with
---file-url), aborts every request that is not local (as if there were no
-internet), waits until every widget view has been rendered by the vendored
-require.js + @jupyter-widgets/html-manager (book/widgets-js/), and then checks
-the DOM against the widget state stored in the page: each slider, HTML/Label,
-button and Image model that a view shows must appear, and each Image widget
-must show an <img> whose picture actually decoded. It prints what it found,
-the blocked requests and the browser console errors, and exits 1 on failure.
+For every chapter page with widget views and every page that loads MathJax (or
+the pages given with --page), the script loads the page from a local server on
+127.0.0.1 (or file:// with --file-url), aborts every request that is not local
+(as if there were no internet), waits until every widget view has been
+rendered by the vendored require.js + @jupyter-widgets/html-manager
+(book/widgets-js/), and then checks the DOM against the widget state stored in
+the page: each slider, HTML/Label, button and Image model that a view shows
+must appear, and each Image widget must show an <img> whose picture actually
+decoded. It then waits for the vendored MathJax 3 (book/mathjax/) to finish
+and checks that every formula of the page was typeset (an <mjx-container>, no
+<mjx-merror>) and that no raw TeX (`$$`, `\(`, `\[`, `\begin{`) is left in
+the page's text. It prints what it found, the blocked requests and the
+browser console errors, and exits 1 on failure: any blocked (non-local)
+request, failed local request or unknown console error counts as one.
 
 Requirements (keep them out of the book's .venv; no browser download needed):
 
@@ -45,15 +50,22 @@ STATE_RE = re.compile(
 VIEW_RE = re.compile(
     r'<script type="application/vnd\.jupyter\.widget-view\+json">(.*?)</script>', re.S
 )
-# Console errors that every page of the book logs, widgets or not (harmless):
+# Console messages that every page of the book logs, widgets or not (harmless):
 # sphinx-thebe 0.3.1 emits its inline config twice; pydata-sphinx-theme (under
-# sphinx-book-theme) complains once about its empty default mode.
+# sphinx-book-theme) complains once about its empty default mode; and on widget
+# pages html-manager's JSON-schema validator (ajv) warns about its own schema.
 KNOWN_CONSOLE = [
     re.compile(r"Identifier 'THEBE_JS_URL' has already been declared"),
     re.compile(r"Got invalid theme mode: \. Resetting to auto\."),
+    re.compile(r"^warning: strict mode: use allowUnionTypes to allow union type keyword"),
 ]
-# Local files the widgets load (printed, to show where they came from).
-WIDGET_ASSET = re.compile(r"(require|widgets-paths|embed-amd)\.js|\.(woff2?|ttf|eot)(\?|$)")
+# Local files the widgets and MathJax load (printed, to show where they came from).
+WIDGET_ASSET = re.compile(
+    r"(require|widgets-paths|embed-amd|mathjax-hub-shim)\.js|/mathjax/|\.(woff2?|ttf|eot)(\?|$)"
+)
+# Sphinx writes each formula as <span|div class="math notranslate nohighlight">.
+MATH_RE = re.compile(r'<(?:span|div) class="math[ "]')
+MATHJAX_SCRIPT_RE = re.compile(r'<script[^>]*\ssrc="[^"]*mathjax[^"]*"', re.I)
 # model_name -> (CSS selector, label) of what the html-manager renders for it.
 EXPECT = {
     "IntSliderModel": (".widget-slider", "slider"),
@@ -74,6 +86,16 @@ def widget_pages(html_dir: Path) -> list[Path]:
         p
         for p in (html_dir / "notebooks").rglob("*.html")
         if "application/vnd.jupyter.widget-view+json" in p.read_text(encoding="utf-8")
+    )
+
+
+def mathjax_pages(html_dir: Path) -> list[Path]:
+    """Pages that load MathJax (Sphinx adds it where a page or its toctree has math)."""
+    return sorted(
+        p
+        for p in html_dir.rglob("*.html")
+        if "_static" not in p.relative_to(html_dir).parts
+        and MATHJAX_SCRIPT_RE.search(p.read_text(encoding="utf-8"))
     )
 
 
@@ -166,6 +188,7 @@ def check_page(context, url: str, html: str, timeout_ms: int) -> list[str]:
         )
     except Exception as exc:  # playwright TimeoutError
         failures.append(f"widget views did not render within {timeout_ms} ms ({type(exc).__name__})")
+    math = check_math(page, html, timeout_ms, failures) if MATHJAX_SCRIPT_RE.search(html) else None
     found = page.evaluate(
         """() => ({
             subareas: document.querySelectorAll('.widget-subarea').length,
@@ -185,9 +208,16 @@ def check_page(context, url: str, html: str, timeout_ms: int) -> list[str]:
     )
     page.close()
 
-    print(f"  views: {n_views}, rendered: {found['rendered']}/{found['subareas']} subareas")
-    print(f"  sliders: {found['sliders']}")
-    print(f"  HTML widgets: {found['html']}")
+    if math is not None:
+        print(
+            f"  math: {math['formulas']} formula(s), {math['typeset']} typeset by MathJax "
+            f"{math['version']} ({math['containers']} mjx-container, {math['errors']} mjx-merror)"
+        )
+        print(f"  raw TeX left in the text: {math['raw'] or 'none'}")
+    if n_views:
+        print(f"  views: {n_views}, rendered: {found['rendered']}/{found['subareas']} subareas")
+        print(f"  sliders: {found['sliders']}")
+        print(f"  HTML widgets: {found['html']}")
     if found["labels"]:
         print(f"  labels: {found['labels']}")
     if found["buttons"]:
@@ -198,7 +228,8 @@ def check_page(context, url: str, html: str, timeout_ms: int) -> list[str]:
         failures.append(f"only {found['rendered']} of {n_views} widget views rendered")
 
     expected = expected_models(html)
-    print(f"  models shown by the views: {dict(sorted(expected.items()))}")
+    if n_views:
+        print(f"  models shown by the views: {dict(sorted(expected.items()))}")
     dom_count = {
         "slider": len(found["sliders"]),
         "HTML label": len(found["html"]),
@@ -219,6 +250,7 @@ def check_page(context, url: str, html: str, timeout_ms: int) -> list[str]:
         print(f"  loaded: {u}")
     for u in blocked:
         print(f"  blocked (no internet): {u}")
+        failures.append(f"needs the internet: {u}")
     for f in failed:
         print(f"  local request failed: {f}")
         failures.append(f"local request failed: {f}")
@@ -228,6 +260,69 @@ def check_page(context, url: str, html: str, timeout_ms: int) -> list[str]:
         if c.startswith(("error", "pageerror")) and not known and "ERR_INTERNET_DISCONNECTED" not in c:
             failures.append(f"console {c}")
     return failures
+
+
+def check_math(page, html: str, timeout_ms: int, failures: list[str]) -> dict | None:
+    """Wait for MathJax 3 to finish; return what it typeset (failures appended)."""
+    try:
+        # The MathJax script is deferred: by the "load" event it has run, or failed.
+        page.wait_for_function(
+            """() => !!(window.MathJax && MathJax.startup && MathJax.startup.promise)
+                     || document.readyState === 'complete'""",
+            timeout=timeout_ms,
+        )
+        if not page.evaluate("() => !!(window.MathJax && MathJax.version)"):
+            raise RuntimeError("the MathJax script did not load")
+        # Wait for the initial typeset and for what the widgets queued after it
+        # (mathjax-hub-shim.js chains those on MathJax.startup.promise).
+        page.evaluate(
+            """() => { window.__mathjaxDone = undefined;
+                MathJax.startup.promise.then(() => { window.__mathjaxDone = 'ok'; },
+                                             e => { window.__mathjaxDone = 'failed: ' + e; }); }"""
+        )
+        page.wait_for_function("() => window.__mathjaxDone", timeout=timeout_ms)
+        done = page.evaluate("() => window.__mathjaxDone")
+        if done != "ok":
+            failures.append(f"MathJax {done}")
+    except RuntimeError as exc:
+        failures.append(str(exc))
+    except Exception as exc:  # playwright TimeoutError
+        failures.append(f"MathJax did not finish within {timeout_ms} ms ({type(exc).__name__})")
+    found = page.evaluate(
+        r"""() => {
+            const math = [...document.querySelectorAll('.math')];
+            const raw = [];
+            const skip = 'SCRIPT,STYLE,PRE,CODE,TEXTAREA,MJX-CONTAINER'.split(',');
+            const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT, {
+                acceptNode: n => {
+                    for (let e = n.parentElement; e; e = e.parentElement)
+                        if (skip.includes(e.tagName)) return NodeFilter.FILTER_REJECT;
+                    return NodeFilter.FILTER_ACCEPT;
+                }});
+            for (let n; (n = walk.nextNode());) {
+                const m = n.data.match(/\$\$|\\[()\[\]]|\\begin\{/);
+                if (m) raw.push(n.data.slice(Math.max(0, m.index - 20), m.index + 30).trim());
+            }
+            return {
+                version: (window.MathJax && MathJax.version) || 'not loaded',
+                formulas: math.length,
+                typeset: math.filter(e => e.querySelector('mjx-container')).length,
+                containers: document.querySelectorAll('mjx-container').length,
+                errors: document.querySelectorAll('mjx-merror').length,
+                raw: raw.slice(0, 10),
+            };
+        }"""
+    )
+    n_source = len(MATH_RE.findall(html))
+    if not str(found["version"]).startswith("3."):
+        failures.append(f"MathJax 3 is not running (MathJax.version: {found['version']})")
+    if found["typeset"] < n_source:
+        failures.append(f"MathJax typeset {found['typeset']} of the page's {n_source} formulas")
+    if found["errors"]:
+        failures.append(f"{found['errors']} formula(s) show a MathJax error (mjx-merror)")
+    if found["raw"]:
+        failures.append(f"raw TeX left in the page: {found['raw']}")
+    return found
 
 
 def main() -> int:
@@ -243,9 +338,12 @@ def main() -> int:
     if not (html_dir / "index.html").is_file():
         print(f"not a built book: {html_dir} (run `make book` first)", file=sys.stderr)
         return 2
-    pages = [html_dir / p for p in args.page] if args.page else widget_pages(html_dir)
+    if args.page:
+        pages = [html_dir / p for p in args.page]
+    else:
+        pages = sorted(set(widget_pages(html_dir)) | set(mathjax_pages(html_dir)))
     if not pages:
-        print(f"no page with widget views under {html_dir / 'notebooks'}", file=sys.stderr)
+        print(f"no page with widget views or math under {html_dir}", file=sys.stderr)
         return 2
 
     from playwright.sync_api import sync_playwright
@@ -285,7 +383,7 @@ def main() -> int:
             for e in errs:
                 print(f"  {rel}: {e}")
         return 1
-    print(f"\nOK: widgets rendered offline on {len(pages)} page(s)")
+    print(f"\nOK: widgets and math rendered offline on {len(pages)} page(s)")
     return 0
 
 

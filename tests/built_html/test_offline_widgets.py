@@ -1,6 +1,7 @@
 """The built chapters render their widgets without internet.
 
-Runs after `jupyter-book build . --all -W` (`make build-check`). For every
+Runs after `jupyter-book build . --all -W` (`make build-check`); set
+BOOK_HTML_DIR to check a build elsewhere. For every
 chapter page under _build/html/notebooks/ that shows a widget view, require.js
 and @jupyter-widgets/html-manager (embed-amd.js) must come from the book's own
 _static/ folder (vendored in book/widgets-js/, wired up by `nb_ipywidgets_js`
@@ -12,6 +13,7 @@ real in-browser check is tools/check_widgets_offline.py (needs Chromium).
 from __future__ import annotations
 
 import json
+import os
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -19,7 +21,9 @@ from urllib.parse import urlsplit
 
 import pytest
 
-HTML_DIR = Path(__file__).resolve().parent.parent.parent / "_build" / "html"
+HTML_DIR = Path(
+    os.environ.get("BOOK_HTML_DIR", Path(__file__).resolve().parent.parent.parent / "_build" / "html")
+)
 STATE_MIME = "application/vnd.jupyter.widget-state+json"
 VIEW_MIME = "application/vnd.jupyter.widget-view+json"
 # The scripts the widget pages need, in the order they must load.
