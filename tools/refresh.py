@@ -16,7 +16,6 @@ import time
 import nbformat
 from nbclient import NotebookClient
 
-os.environ.setdefault("MPLBACKEND", "Agg")
 os.environ.setdefault("PYTHONHASHSEED", "0")
 
 

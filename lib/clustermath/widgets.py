@@ -142,7 +142,7 @@ class LiveFigure(W.VBox):
         self._floors = dict(floors or {})
         self.timings: list[tuple[float, float]] = []
         self.table = W.HTML()
-        self.picture = W.Image(format="png")
+        self.picture = W.Image(format="png", layout=W.Layout(align_self="flex-start"))
         self.figure = Figure(figsize=figsize, dpi=dpi)
         self.canvas = FigureCanvasAgg(self.figure)
         self.axes = self.figure.add_subplot()

@@ -1,0 +1,583 @@
+"""Feedback that teaches: match a wrong answer to the mistake that produces it.
+
+The exercises' tests (otter-grader, exception-based) compare a student's
+number with the right one. A bare "expected X, got Y" tells the student that
+something is wrong but not what. Most wrong answers in this book are not
+random, though: they are the output of one of the chapter's broken builds
+(the flat collective, the pipeline without a bubble, the peak price ...) or of
+a handful of slips (bytes for bits, both directions of a link for one, N for
+N - 1). A test that knows those values can say which mistake the answer
+reproduces and where the book explains it.
+
+Usage inside an otter test case::
+
+    from clustermath import feedback as fb
+
+    fb.expect(q2_nodes, 4, what="q2_nodes", tol=0,
+              suspects=[fb.suspect("both_directions", 8),
+                        fb.suspect("off_by_one", 5, "5 is the first node count at which the flat ring wins.")])
+
+* ``expect`` passes when the answer is right and otherwise raises ``WrongAnswer``
+  (an ``AssertionError``) whose message names every known mistake the answer
+  matches, with the section of the book that explains it.
+* ``expect_call`` does the same for a student's function on one set of inputs,
+  and turns an exception raised by that function into a readable message.
+* ``reject`` fails only when an answer matches a known mistake (or is still a
+  placeholder). Public tests use it so the right value stays out of the
+  student's copy; hidden tests use ``expect``.
+* ``slips=("units", "both_directions", "off_by_one")`` adds the generic slips
+  relative to the expected value: a factor of 8, a factor of 2, plus or minus one.
+
+Misconceptions live in ``CATALOGUE``, keyed by a short name; the ten broken
+builds of chapter 1 use their flag names (``ignore_topology``, ...). Later
+chapters add theirs with ``register``.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from numbers import Integral, Real
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+__all__ = [
+    "CATALOGUE",
+    "SECTION_TITLES",
+    "Misconception",
+    "Suspect",
+    "WrongAnswer",
+    "expect",
+    "expect_call",
+    "matches",
+    "misconception",
+    "register",
+    "reject",
+    "require",
+    "suspect",
+]
+
+
+class WrongAnswer(AssertionError):
+    """An answer is not right; the message says why, as far as the test can tell."""
+
+
+SECTION_TITLES: dict[str, tuple[int, str]] = {
+    "ch1-scaling": (1, "Scaling"),
+    "ch1-collective": (1, "The collective"),
+    "ch1-pipeline": (1, "The pipeline"),
+    "ch1-checkpoint": (1, "The checkpoint"),
+    "ch1-failures": (1, "Failures"),
+    "ch1-stragglers": (1, "Stragglers"),
+    "ch1-activations": (1, "Activations"),
+    "ch1-fabric": (1, "The fabric"),
+    "ch1-economics": (1, "Economics"),
+    "ch1-assembled": (1, "The assembled cluster"),
+    "ch1-debug-lab": (1, "Debug lab"),
+    "ch1-cxl": (1, "Where CXL fits"),
+}
+"""MyST label -> (chapter number, short section title) for every label a misconception cites."""
+
+
+@dataclass(frozen=True)
+class Misconception:
+    """A known mistake: what it is called, what is true instead, and where the book says so."""
+
+    key: str
+    """Short identifier, e.g. ``ignore_topology``."""
+    name: str
+    """What the mistake is, as a noun phrase: "the flat collective"."""
+    explanation: str
+    """What is true instead, in a sentence or two."""
+    section: str
+    """MyST label of the section that explains it, e.g. ``ch1-collective``."""
+
+    def where(self) -> str:
+        """A pointer a student can follow: "see 'The collective' in chapter 1 (#ch1-collective)"."""
+        chapter, title = SECTION_TITLES.get(self.section, (None, self.section))
+        if chapter is None:
+            return f"see #{self.section}"
+        return f"see '{title}' in chapter {chapter} (#{self.section})"
+
+
+CATALOGUE: dict[str, Misconception] = {}
+"""Every registered misconception, by key."""
+
+
+def register(*items: Misconception) -> None:
+    """Add misconceptions to ``CATALOGUE``; a key already present must not be redefined."""
+    for item in items:
+        if item.key in CATALOGUE and CATALOGUE[item.key] != item:
+            raise ValueError(f"key must be new or identical, got a second definition of {item.key!r}")
+        if item.section not in SECTION_TITLES:
+            raise ValueError(
+                f"section must be one of the labels in SECTION_TITLES, got {item.section!r}"
+            )
+        CATALOGUE[item.key] = item
+
+
+def misconception(key: str | Misconception, *, section: str | None = None) -> Misconception:
+    """Look a misconception up by key (or pass one through), optionally pointing at another section."""
+    if isinstance(key, Misconception):
+        found = key
+    else:
+        try:
+            found = CATALOGUE[key]
+        except KeyError:
+            raise ValueError(f"key must be one of {sorted(CATALOGUE)}, got {key!r}") from None
+    if section is not None and section != found.section:
+        if section not in SECTION_TITLES:
+            raise ValueError(f"section must be one of {sorted(SECTION_TITLES)}, got {section!r}")
+        found = replace(found, section=section)
+    return found
+
+
+register(
+    # The ten broken builds of chapter 1, under their flag names.
+    Misconception(
+        "ignore_comm", "the peak-FLOPs step, with the communication left out",
+        "A synchronous step lasts its compute plus whatever part of the collective is not hidden; "
+        "a step timed without the collective reports every node busy all the time.",
+        "ch1-scaling"),
+    Misconception(
+        "ignore_topology", "the flat collective (the gradient crosses the fabric once)",
+        "A ring all-reduce over N ranks puts 2(N-1)/N of the gradient on every rank's link: "
+        "almost twice the gradient, and exactly once only at two ranks.",
+        "ch1-collective"),
+    Misconception(
+        "ignore_bubble", "a pipeline with no bubble",
+        "S stages working through M microbatches stand idle for (S-1)/(M+S-1) of every step "
+        "while the pipeline fills and drains.",
+        "ch1-pipeline"),
+    Misconception(
+        "ignore_checkpoint", "a checkpoint that costs nothing",
+        "Writing F GB to a tier of R Gbps takes 8F/R seconds, paid once per interval.",
+        "ch1-checkpoint"),
+    Misconception(
+        "ignore_failures", "one node's MTBF used for the whole cluster",
+        "N nodes that fail independently fail N times as often as one: the cluster's mean time "
+        "between failures is the node's divided by N.",
+        "ch1-failures"),
+    Misconception(
+        "assume_uniform", "the mean rank taken as the step time",
+        "A synchronous step ends when its slowest rank reaches the collective, so the step time is "
+        "a maximum over ranks, not an average.",
+        "ch1-stragglers"),
+    Misconception(
+        "ignore_activations", "activations that take no memory",
+        "Unless they are recomputed, the activations of every layer, for every sample in flight, "
+        "stay in memory until the backward pass uses them.",
+        "ch1-activations"),
+    Misconception(
+        "assume_full", "the full-bisection figure",
+        "Oversubscription divides what can cross a tier: an N-to-one tier carries 1/N of the "
+        "full-bisection figure, and the collective's traffic sees that fraction.",
+        "ch1-fabric"),
+    Misconception(
+        "ignore_efficiency", "the peak price",
+        "Useful teraflops are peak teraflops times the measured efficiency; pricing at peak "
+        "understates the cost per useful teraflop by exactly that factor.",
+        "ch1-economics"),
+    Misconception(
+        "scale_only", "scaling counted by nodes alone",
+        "More nodes is one property among several; the others decide whether the new nodes add "
+        "throughput or only capability on paper.",
+        "ch1-assembled"),
+    # Slips that show up in every chapter.
+    Misconception(
+        "units", "a slip between gigabytes and gigabits (a factor of 8)",
+        "Sizes are in gigabytes and link rates in gigabits per second; a byte is eight bits, so "
+        "converting one way and not the other moves the answer by a factor of 8.",
+        "ch1-checkpoint"),
+    Misconception(
+        "both_directions", "a bidirectional figure used as a one-way rate (a factor of 2)",
+        "Spec sheets often add up both directions of a link. A phase that sends and receives at "
+        "the same time still moves each byte at the one-way rate.",
+        "ch1-collective"),
+    Misconception(
+        "off_by_one", "an off-by-one",
+        "Check where N - 1 belongs (a ring has N - 1 steps per phase, a pipeline S - 1 idle slots) "
+        "and whether the boundary case itself is included.",
+        "ch1-collective"),
+    Misconception(
+        "speed_vs_time", "a speed-up read as a time saving",
+        "A run with k times the throughput takes 1/k of the time: 1.17 times the throughput is "
+        "14.6% less time, and 11% less time needs 1/0.89 = 1.124 times the throughput.",
+        "ch1-debug-lab"),
+    Misconception(
+        "truncation", "whole-number arithmetic where the question asks for exact values (or the reverse)",
+        "The chapter's models truncate to whole units, as the source's hardware does; exact "
+        "arithmetic gives slightly different numbers. Use the arithmetic the question names.",
+        "ch1-failures"),
+    Misconception(
+        "binary_units", "binary units (1 GB = 1024 MB)",
+        "This book uses decimal units for sizes and rates, as link rates are quoted: "
+        "1 GB = 1000 MB and 64 GB/s = 64 MB per millisecond.",
+        "ch1-cxl"),
+    # Mistakes specific to the exercise models of chapter 1, reusable later.
+    Misconception(
+        "hidden_share_of_step", "the overlap taken as a share of the step rather than of the collective",
+        "Overlap hides part of the collective behind the backward pass; only the collective's "
+        "exposed remainder, (1 - f) times its time, stays in the step.",
+        "ch1-scaling"),
+    Misconception(
+        "throughput_not_target", "a comparison of raw throughput when the question asks for the doubling's target",
+        "Without any overlap 64 nodes at 41% already deliver 1.17 times what 32 nodes at 70% do; "
+        "the team doubled the cluster to deliver twice as much.",
+        "ch1-debug-lab"),
+    Misconception(
+        "overlap_cap_as_answer", "the most the backward pass can hide, given as the overlap needed",
+        "The overlap a target needs and the overlap the backward pass allows are different "
+        "numbers; comparing them is the point.",
+        "ch1-scaling"),
+    Misconception(
+        "nic_per_gpu", "a fabric port per GPU where the node has one",
+        "In this model the node's G GPUs share one fabric port, so after the intra-node phase all "
+        "G shards still leave through it.",
+        "ch1-collective"),
+    Misconception(
+        "whole_model_per_stage", "every stage holding the whole model's activations",
+        "A pipeline stage holds only the activations of its own layers: L/S of them.",
+        "ch1-pipeline"),
+    Misconception(
+        "whole_interval_lost", "a failure losing the whole interval",
+        "A failure strikes, on average, halfway between checkpoints, so it loses half an "
+        "interval of work.",
+        "ch1-failures"),
+    Misconception(
+        "asymptotic_max", "the large-N approximation sigma * sqrt(2 ln N)",
+        "The approximation overshoots the expected maximum at any practical rank count; "
+        "integrate, or simulate enough draws.",
+        "ch1-stragglers"),
+    Misconception(
+        "sd_as_variance", "the variance used where the standard deviation belongs",
+        "A spread of sigma means a variance of sigma squared; normal draws take the standard deviation.",
+        "ch1-stragglers"),
+    Misconception(
+        "capacity_only", "the tier's capacity without its write bandwidth",
+        "Offload is bounded by what the tier can absorb while the forward pass runs, not only by "
+        "how much it can hold.",
+        "ch1-cxl"),
+    Misconception(
+        "no_offload", "the batch without the tier",
+        "The question asks how far the tier moves the limit; HBM alone is the starting point.",
+        "ch1-activations"),
+    Misconception(
+        "one_level_fabric", "one tier's ratio taken for the whole fabric",
+        "Traffic that leaves a pod crosses both tiers and is divided by both ratios; traffic that "
+        "stays in the pod sees only the first.",
+        "ch1-fabric"),
+    Misconception(
+        "ratios_for_all_traffic", "both ratios applied to all the traffic",
+        "Only the share of traffic that leaves the pod crosses the upper tier.",
+        "ch1-fabric"),
+    Misconception(
+        "mean_as_every_day", "the average day taken for every day",
+        "The mean-rate model gives the average loss; single days vary a lot: many lose little, "
+        "some lose hours, and a fraction of days above a threshold comes from that spread.",
+        "ch1-failures"),
+    Misconception(
+        "mean_plus_sd", "the slowest rank taken as the mean plus one standard deviation",
+        "The expected maximum of N draws grows with N (slowly, about as the square root of log N); "
+        "one standard deviation is roughly right only for a handful of ranks.",
+        "ch1-stragglers"),
+    Misconception(
+        "ratios_added", "the two oversubscription ratios added",
+        "Tiers in series divide: traffic through a 2:1 tier and then a 4:1 tier sees 1/8 of the "
+        "link rate, not 1/6.",
+        "ch1-fabric"),
+    Misconception(
+        "source_share", "the source's 41% taken at face value",
+        "The source's 41% compute share at 64 nodes gives 1.17 times the throughput and a 14.6% "
+        "shorter run; the 11% it reports needs a lower share.",
+        "ch1-debug-lab"),
+    Misconception(
+        "term_not_applied", "a term of the model left out",
+        "Every term the question lists moves the step time; check that each one is applied, and "
+        "at both cluster sizes.",
+        "ch1-debug-lab"),
+    Misconception(
+        "percent", "a percentage where the question asks for a fraction (a factor of 100)",
+        "Shares and efficiencies in the exercises are fractions between 0 and 1 unless the name "
+        "ends in _pct.",
+        "ch1-scaling"),
+    Misconception(
+        "swapped", "the other deliverable's value",
+        "This is the number another part of the same exercise asks for; check which name holds which.",
+        "ch1-scaling"),
+    Misconception(
+        "implied_property", "a property that sounds related but does not imply this one",
+        "A cheap checkpoint bounds the write overhead; it says nothing about how often the cluster "
+        "fails or how much work each failure destroys.",
+        "ch1-assembled"),
+)
+
+
+@dataclass(frozen=True)
+class Suspect:
+    """A wrong value a test knows how to explain."""
+
+    value: Any
+    """The wrong value, or a predicate ``value(answer) -> bool`` for a whole range of them."""
+    misconception: Misconception
+    detail: str = ""
+    """A sentence specific to this exercise, appended to the general explanation."""
+
+
+def suspect(key: str | Misconception, value: Any, detail: str = "", *, section: str | None = None) -> Suspect:
+    """Pair a wrong value with the misconception (by key) that produces it."""
+    return Suspect(value, misconception(key, section=section), detail)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, Real) and not isinstance(value, bool)
+
+
+def _fmt(value: Any) -> str:
+    if value is Ellipsis:
+        return "..."
+    if isinstance(value, bool) or value is None:
+        return repr(value)
+    if isinstance(value, Integral):
+        return f"{int(value):,}"
+    if _is_number(value):
+        value = float(value)
+        if math.isfinite(value) and value == int(value) and abs(value) < 1e15:
+            return f"{int(value):,}"
+        return f"{value:.6g}"
+    if isinstance(value, str):
+        return repr(value)
+    return repr(value)
+
+
+def _close(got: Any, want: Any, tol: float, rel: float) -> bool:
+    if callable(want) and not isinstance(want, type):
+        try:
+            return bool(want(got))
+        except Exception:
+            return False
+    if _is_number(want):
+        if not _is_number(got):
+            return False
+        got, want = float(got), float(want)
+        if math.isnan(got) or math.isnan(want):
+            return False
+        if math.isinf(got) or math.isinf(want):
+            return got == want
+        return abs(got - want) <= max(tol, rel * abs(want), 1e-12 * max(1.0, abs(want)))
+    if isinstance(want, str):
+        return isinstance(got, str) and got.strip().lower() == want.strip().lower()
+    if isinstance(want, bool):
+        return isinstance(got, bool) and got is want
+    if isinstance(want, Mapping):
+        return (isinstance(got, Mapping) and set(got) == set(want)
+                and all(_close(got[k], want[k], tol, rel) for k in want))
+    if isinstance(want, (tuple, list)):
+        return (isinstance(got, (tuple, list)) and len(got) == len(want)
+                and all(_close(g, w, tol, rel) for g, w in zip(got, want)))
+    return got == want
+
+
+_SLIPS: dict[str, Callable[[Any], list[tuple[Any, str]]]] = {
+    "units": lambda v: [(v * 8, "units"), (v / 8, "units")],
+    "both_directions": lambda v: [(v * 2, "both_directions"), (v / 2, "both_directions")],
+    "off_by_one": lambda v: [(v + 1, "off_by_one"), (v - 1, "off_by_one")],
+}
+
+
+def _slip_suspects(expected: Any, slips: Iterable[str], section: str | None) -> list[Suspect]:
+    found: list[Suspect] = []
+    for slip in slips:
+        if slip not in _SLIPS:
+            raise ValueError(f"slips must be among {sorted(_SLIPS)}, got {slip!r}")
+        if _is_number(expected):
+            for value, key in _SLIPS[slip](expected):
+                found.append(suspect(key, value, section=section))
+    return found
+
+
+def matches(got: Any, suspects: Iterable[Suspect], *, tol: float = 0.0, rel: float = 0.0) -> list[Suspect]:
+    """The suspects whose value ``got`` equals (within the tolerances), without duplicates."""
+    out: list[Suspect] = []
+    for s in suspects:
+        if _close(got, s.value, tol, rel) and all(s.misconception.key != o.misconception.key for o in out):
+            out.append(s)
+    return out
+
+
+def _explain(found: Sequence[Suspect]) -> str:
+    def body(s: Suspect) -> str:
+        text = f"{s.misconception.name}. {s.misconception.explanation}"
+        if s.detail:
+            text += f" {s.detail}"
+        return f"{text} ({s.misconception.where()})"
+
+    if len(found) == 1:
+        return "That is the answer you get with " + body(found[0])
+    lines = ["That matches more than one known mistake:"]
+    lines += [f"  - {body(s)}" for s in found]
+    return "\n".join(lines)
+
+
+def require(value: Any, what: str, *, kind: str = "number") -> None:
+    """Fail with a plain message when ``value`` is still a placeholder or has the wrong kind.
+
+    ``kind`` is ``"number"``, ``"integer"``, ``"string"``, ``"bool"``, ``"mapping"`` or ``"any"``.
+    """
+    if value is Ellipsis:
+        raise WrongAnswer(f"{what} is still `...`: replace the placeholder with your answer.")
+    if value is None:
+        raise WrongAnswer(
+            f"{what} is None. If it comes from your function, the function's body is probably "
+            f"still `...` or it forgets to `return` its result.")
+    checks = {
+        "number": (_is_number, "a number"),
+        "integer": (lambda v: _is_number(v) and float(v) == int(v), "a whole number"),
+        "string": (lambda v: isinstance(v, str), "a string"),
+        "bool": (lambda v: isinstance(v, bool), "True or False"),
+        "mapping": (lambda v: isinstance(v, Mapping), "a dict"),
+        "any": (lambda v: True, "anything"),
+    }
+    if kind not in checks:
+        raise ValueError(f"kind must be one of {sorted(checks)}, got {kind!r}")
+    ok, noun = checks[kind]
+    if not ok(value):
+        raise WrongAnswer(f"{what} should be {noun}, got {_fmt(value)} ({type(value).__name__}).")
+    if _is_number(value) and isinstance(value, Real) and math.isnan(float(value)):
+        raise WrongAnswer(f"{what} is NaN: something divided zero by zero or used a missing value.")
+
+
+def _kind_of(expected: Any) -> str:
+    if isinstance(expected, bool):
+        return "bool"
+    if isinstance(expected, Integral):
+        return "number"
+    if _is_number(expected):
+        return "number"
+    if isinstance(expected, str):
+        return "string"
+    if isinstance(expected, Mapping):
+        return "mapping"
+    return "any"
+
+
+def expect(
+    got: Any,
+    expected: Any,
+    *,
+    what: str,
+    tol: float = 0.0,
+    rel: float = 0.0,
+    suspects: Iterable[Suspect] = (),
+    slips: Iterable[str] = (),
+    slip_section: str | None = None,
+    hint: str = "",
+    reveal: bool = True,
+    verb: str = "your answer is",
+) -> None:
+    """Pass if ``got`` equals ``expected`` within ``max(tol, rel * |expected|)``; explain otherwise.
+
+    ``suspects`` are known wrong values with their misconceptions; ``slips``
+    adds generic ones relative to ``expected`` ("units": x8 and /8,
+    "both_directions": x2 and /2, "off_by_one": +1 and -1), pointing at
+    ``slip_section`` if given. ``hint`` is added when no known mistake
+    matches. ``reveal=False`` keeps the expected value out of the message.
+    Strings compare case-insensitively; mappings, lists and tuples element-wise.
+    Raises ``WrongAnswer`` (an ``AssertionError``).
+    """
+    if tol < 0 or rel < 0:
+        raise ValueError(f"tol and rel must be >= 0, got tol={tol}, rel={rel}")
+    require(got, what, kind=_kind_of(expected))
+    if _close(got, expected, tol, rel):
+        return
+    candidates = list(suspects) + _slip_suspects(expected, slips, slip_section)
+    found = matches(got, candidates, tol=tol, rel=rel)
+    head = f"{what}: {verb} {_fmt(got)}" if verb.startswith("your") else f"{what} {verb} {_fmt(got)}"
+    if reveal:
+        head += f", but the right answer is {_fmt(expected)}"
+        if tol or rel:
+            head += f" (within {_fmt(max(tol, rel * abs(float(expected))))})" if _is_number(expected) else ""
+    head += "."
+    if found:
+        raise WrongAnswer(head + "\n" + _explain(found))
+    tail = " It matches none of the mistakes this test knows."
+    if hint:
+        tail += " " + hint
+    raise WrongAnswer(head + tail)
+
+
+def reject(
+    got: Any,
+    *,
+    what: str,
+    suspects: Iterable[Suspect] = (),
+    kind: str = "number",
+    tol: float = 0.0,
+    rel: float = 0.0,
+) -> None:
+    """Fail only if ``got`` is a placeholder, has the wrong kind, or equals a known mistake.
+
+    Public tests use this for the headline answer, so that the student's copy
+    (which holds the public tests) never contains the right value.
+    """
+    require(got, what, kind=kind)
+    found = matches(got, list(suspects), tol=tol, rel=rel)
+    if found:
+        raise WrongAnswer(f"{what}: your answer is {_fmt(got)}.\n" + _explain(found))
+
+
+def _call_text(name: str, kwargs: Mapping[str, Any]) -> str:
+    def code(v: Any) -> str:
+        if _is_number(v) and not isinstance(v, Integral):
+            return f"{float(v):.6g}"
+        return repr(v)
+
+    args = ", ".join(f"{k}={code(v)}" for k, v in kwargs.items())
+    return f"{name}({args})"
+
+
+def expect_call(
+    function: Any,
+    kwargs: Mapping[str, Any],
+    expected: Any,
+    *,
+    name: str | None = None,
+    tol: float = 0.0,
+    rel: float = 0.0,
+    suspects: Iterable[Suspect] = (),
+    slips: Iterable[str] = (),
+    slip_section: str | None = None,
+    hint: str = "",
+    reveal: bool = True,
+    result: Callable[[Any], Any] | None = None,
+) -> Any:
+    """Call ``function(**kwargs)`` and ``expect`` its result; return the result.
+
+    ``name`` is how the message refers to the function (default: its
+    ``__name__``). ``result`` extracts the compared value from what the
+    function returns (e.g. one field of a tuple). An exception raised by the
+    student's function becomes a ``WrongAnswer`` naming the call.
+    """
+    label = name or getattr(function, "__name__", "the function")
+    if function is Ellipsis or function is None:
+        raise WrongAnswer(f"{label} is not defined yet: run the cell that defines it.")
+    if not callable(function):
+        raise WrongAnswer(f"{label} should be a function, got {_fmt(function)} ({type(function).__name__}).")
+    call = _call_text(label, kwargs)
+    try:
+        value = function(**kwargs)
+    except WrongAnswer:
+        raise
+    except Exception as exc:  # the student's code failed: say where and how
+        raise WrongAnswer(f"{call} raised {type(exc).__name__}: {exc}") from None
+    if value is None or value is Ellipsis:
+        raise WrongAnswer(f"{call} returned {_fmt(value)}: the function's body is probably still "
+                          f"`...`, or it forgets to `return` its result.")
+    if result is not None:
+        try:
+            value = result(value)
+        except Exception as exc:
+            raise WrongAnswer(
+                f"{call} returned {_fmt(value)}, which does not have the expected shape "
+                f"({type(exc).__name__}: {exc}).") from None
+    expect(value, expected, what=call, tol=tol, rel=rel, suspects=suspects, slips=slips,
+           slip_section=slip_section, hint=hint, reveal=reveal, verb="returns")
+    return value

@@ -1,0 +1,314 @@
+"""Chapter 2 ("Something is always broken"): explorers and figures.
+
+Each ``view_*(ax)`` draws a fixed frame once and returns ``update(inputs,
+mode)``, which moves only artists created with ``animated=True`` and returns
+True when it changed the axis limits (see ``widgets.LiveFigure``). Every
+number drawn comes from ``reliability`` or ``goodput``; nothing here does
+arithmetic of its own beyond evaluating those formulas on a grid.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from .goodput import goodput_budget
+from .reliability import (
+    LLAMA3_405B, SOURCE_003_TABLE, checkpoint_plan, daly_exact_interval, daly_interval, interruption_row,
+    job_mtbf_s, root_cause_checks, young_interval,
+)
+from .widgets import CORRECT_COLOUR, BROKEN_COLOUR, LIMIT_COLOUR, ModelView, Slider, Updater
+
+__all__ = [
+    "EXPLORERS", "GOODPUT_COLOURS", "figure_root_causes", "figure_young_vs_daly", "goodput_explorer",
+    "interruption_explorer", "view_goodput", "view_interruptions", "view_young", "young_explorer",
+]
+
+Inputs = Mapping[str, Any]
+
+
+def _unstretched(explorer: ModelView) -> ModelView:
+    """Keep the picture at its own aspect ratio when the controls column is taller than it."""
+    explorer.picture.layout.align_self = "flex-start"
+    return explorer
+
+
+RECORD_GPU_MTBF_H = LLAMA3_405B.gpu_hours / LLAMA3_405B.unexpected
+"""One GPU's mean time between failures in the Llama 3 record, h (about 50,677)."""
+DALY_COLOUR = "#2f7d32"
+
+_TAUS = np.geomspace(10.0, 1e6, 241)
+_GPUS = np.unique(np.geomspace(8, 262_144, 181).round().astype(int))
+
+
+def nice_ceiling(value: float) -> float:
+    """Smallest of 1, 2, 2.5, 5 × 10^k that is >= value (1 for value <= 0): a stable axis top."""
+    if value <= 0:
+        return 1.0
+    power = 10.0 ** math.floor(math.log10(value))
+    for step in (1.0, 2.0, 2.5, 5.0, 10.0):
+        if step * power >= value * (1 - 1e-12):
+            return step * power
+    return 10.0 * power  # pragma: no cover - the loop always returns
+
+
+def _status(ax: Axes, x: float = 0.02, y: float = 0.96, ha: str = "left", va: str = "top") -> Any:
+    """A one-line moving text in a corner of the axes (one line keeps a redraw cheap)."""
+    return ax.text(x, y, "", transform=ax.transAxes, va=va, ha=ha, fontsize=8.5, animated=True,
+                   bbox={"boxstyle": "round", "fc": "white", "ec": "#cccccc"})
+
+
+def _first_order_pct(taus: np.ndarray, delta: float, m: float) -> np.ndarray:
+    """``100 (δ/τ + τ/(2M))`` on a grid (``reliability.first_order_lost``, vectorised)."""
+    return 100.0 * (delta / taus + (0.0 if math.isinf(m) else taus / (2.0 * m)))
+
+
+def _daly_pct(taus: np.ndarray, delta: float, m: float) -> np.ndarray:
+    """``100 (1 − T_s/T_w)`` of Daly's model without restart (``reliability.daly_lost``, vectorised)."""
+    if math.isinf(m):
+        return 100.0 * delta / (taus + delta)
+    ratio = (m / taus) * np.expm1(np.minimum((taus + delta) / m, 700.0))
+    return 100.0 * (1.0 - 1.0 / ratio)
+
+
+def _fmt_s(seconds: float) -> str:
+    if math.isinf(seconds):
+        return "never"
+    return f"{seconds:,.0f} s" if seconds < 3600 else f"{seconds / 3600:,.2f} h"
+
+
+# -- Young's curve --------------------------------------------------------------------------
+
+def view_young(ax: Axes) -> Updater:
+    """Time lost against the checkpoint interval: Young's first order and Daly's model, optima marked.
+
+    Both axes are logarithmic and fixed, so no input ever forces a full redraw."""
+    ax.figure.subplots_adjust(left=0.13, right=0.97, bottom=0.19, top=0.9)
+    ax.set(xscale="log", yscale="log", xlim=(10, 1e6), ylim=(0.1, 100),
+           xlabel="checkpoint interval τ (s, log scale)", ylabel="time lost (%, log scale)",
+           title="Checkpoint interval: Young's optimum and Daly's")
+    (young,) = ax.plot([], [], color=CORRECT_COLOUR, lw=2, animated=True, label="first order  δ/τ + τ/2M")
+    (daly,) = ax.plot([], [], color=DALY_COLOUR, lw=1.5, ls="--", animated=True, label="Daly's model (no restart)")
+    band = ax.axvspan(1, 2, color=CORRECT_COLOUR, alpha=0.12, lw=0, animated=True)
+    (y_opt,) = ax.plot([], [], "o", ms=8, color=CORRECT_COLOUR, mec="black", animated=True,
+                       label="Young  √(2δM)")
+    (d_opt,) = ax.plot([], [], "D", ms=6, color=DALY_COLOUR, mec="black", animated=True,
+                       label="Daly's estimate")
+    (tens,) = ax.plot([], [], "x", ms=8, mew=2, color=BROKEN_COLOUR, animated=True, label="10× off")
+    ax.plot([], [], color=CORRECT_COLOUR, alpha=0.3, lw=6, label="2× off either way")
+    ax.legend(loc="lower left", fontsize=7, ncol=2)
+    status = _status(ax, x=0.5, y=0.97, ha="center")
+
+    def update(p: Inputs, mode: Any = None) -> None:
+        plan = checkpoint_plan(**p)
+        m, delta = plan.mtbf_s, float(p["save_s"])
+        young.set_data(_TAUS, _first_order_pct(_TAUS, delta, m))
+        daly.set_data(_TAUS, _daly_pct(_TAUS, delta, m))
+        tau = plan.young_interval_s
+        band.set_x(tau / 2)
+        band.set_width(tau * 2 - tau / 2)
+        y_opt.set_data([tau], [plan.young_lost_pct])
+        d_opt.set_data([plan.daly_interval_s], [plan.daly_lost_pct])
+        ten = np.array([tau / 10, tau * 10])
+        tens.set_data(ten, _first_order_pct(ten, delta, m))
+        status.set_text(f"Young {_fmt_s(tau)}: {plan.young_lost_pct:.1f}%   "
+                        f"Daly {_fmt_s(plan.daly_interval_s)}: {plan.daly_lost_pct:.1f}%")
+
+    return update
+
+
+def young_explorer() -> ModelView:
+    """Young's curve for any save time, GPU count and per-GPU MTBF (default: Llama 3, 60 s save)."""
+    return _unstretched(ModelView(
+        checkpoint_plan,
+        [Slider("save_s", 5, 900, 60, 5, label="save δ (s)"),
+         Slider("gpus", 8, 200_000, 16_384, 8, label="GPUs N"),
+         Slider("gpu_mtbf_h", 5_000, 200_000, 50_677, 1, label="one GPU's MTBF (h)")],
+        view_young,
+        formats={"mtbf_s": ",.0f", "young_interval_s": ",.0f", "young_lost_pct": ".2f",
+                 "daly_interval_s": ",.0f", "daly_lost_pct": ".2f", "exact_interval_s": ",.0f",
+                 "young_in_daly_pct": ".2f"},
+        title="Young's interval and Daly's: time lost against the checkpoint interval",
+        figsize=(6.2, 3.4),
+    ))
+
+
+# -- the interruption table for any GPU count ---------------------------------------------------
+
+def view_interruptions(ax: Axes) -> Updater:
+    """Time lost at the optimum against the GPU count (log-log), source 003's rows marked."""
+    ax.figure.subplots_adjust(left=0.13, right=0.97, bottom=0.19, top=0.9)
+    ax.set(xscale="log", yscale="log", xlim=(8, 262_144), ylim=(0.05, 100), xlabel="GPUs in the job (log)",
+           ylabel="time lost at the optimum (%)", title="Reliability divides: loss grows as √N")
+    ax.plot([r[0] for r in SOURCE_003_TABLE], [r[4] for r in SOURCE_003_TABLE], "s", ms=7, mfc="none",
+            mec="black", label="source 003 (60 s save)")
+    (young,) = ax.plot([], [], color=CORRECT_COLOUR, lw=2, animated=True, label="Young, first order")
+    (daly,) = ax.plot([], [], color=DALY_COLOUR, lw=1.5, ls="--", animated=True, label="Daly at Daly's interval")
+    (marker,) = ax.plot([], [], "o", ms=8, color=CORRECT_COLOUR, mec="black", animated=True)
+    ax.legend(loc="lower right", fontsize=7.5)
+    status = _status(ax)
+
+    def update(p: Inputs, mode: Any = None) -> None:
+        delta, per_gpu = float(p["save_s"]), float(p["gpu_mtbf_h"])
+        ms = 3600.0 * per_gpu / _GPUS
+        young.set_data(_GPUS, 100.0 * np.sqrt(2.0 * delta / ms))
+        xi = delta / (2.0 * ms)
+        taus = np.where(xi < 1.0, np.sqrt(2.0 * delta * ms) * (1.0 + np.sqrt(xi) / 3.0 + xi / 9.0) - delta, ms)
+        daly.set_data(_GPUS, 100.0 * (1.0 - taus / (ms * np.expm1(np.minimum((taus + delta) / ms, 700.0)))))
+        row = interruption_row(**p)
+        marker.set_data([max(row.gpus, 8)], [max(row.young_lost_pct, 0.05)])
+        status.set_text(f"{row.gpus:,} GPUs: {row.per_day:.3g} a day, {row.young_lost_pct:.1f}% lost")
+
+    return update
+
+
+def interruption_explorer() -> ModelView:
+    """Source 003's interruption table as a row for any GPU count, save time and per-GPU MTBF."""
+    return _unstretched(ModelView(
+        interruption_row,
+        [Slider("gpus", 8, 200_000, 16_384, 8, label="GPUs N"),
+         Slider("save_s", 5, 900, 60, 5, label="save δ (s)"),
+         Slider("gpu_mtbf_h", 5_000, 200_000, 50_677, 1, label="one GPU's MTBF (h)")],
+        view_interruptions,
+        formats={"per_day": ".3g", "mtbf_s": ",.0f", "young_interval_s": ",.0f", "young_lost_pct": ".1f",
+                 "daly_interval_s": ",.0f", "daly_lost_pct": ".1f"},
+        title="The interruption table, one row at a time",
+        figsize=(6.2, 3.4),
+    ))
+
+
+# -- the goodput budget -----------------------------------------------------------------------
+
+GOODPUT_COLOURS = {
+    "useful": "#2f7d32",
+    "straggler": "#9e6bb5",
+    "checkpoint": "#e0b040",
+    "rework": BROKEN_COLOUR,
+    "restart": LIMIT_COLOUR,
+    "up": "#8fb3de",
+}
+"""Colour of each share of elapsed time, in the figures and the explorer."""
+
+_GOODPUT_PARTS = ("useful", "straggler", "checkpoint", "rework", "restart")
+
+
+def view_goodput(ax: Axes) -> Updater:
+    """Two bars of elapsed time: what availability counts, and what goodput counts."""
+    ax.figure.subplots_adjust(left=0.2, bottom=0.3)
+    ax.set(xlim=(0, 100), ylim=(-0.6, 1.6), xlabel="share of elapsed time (%)",
+           title="Where the time goes")
+    ax.set_yticks([0, 1], ["goodput", "availability"])
+    parts = {name: ax.barh([0], [0], color=GOODPUT_COLOURS[name], animated=True, label=name)[0]
+             for name in _GOODPUT_PARTS}
+    up = ax.barh([1], [0], color=GOODPUT_COLOURS["up"], animated=True, label="up (holding its GPUs)")[0]
+    down = ax.barh([1], [0], color=GOODPUT_COLOURS["restart"], animated=True)[0]
+    ax.legend(loc="upper center", bbox_to_anchor=(0.45, -0.22), ncol=6, fontsize=7, frameon=False,
+              handlelength=1.2, columnspacing=0.8)
+    status = _status(ax, x=0.98, ha="right")
+
+    def update(p: Inputs, mode: Any = None) -> None:
+        b = goodput_budget(**p)
+        left = 0.0
+        for name in _GOODPUT_PARTS:
+            width = getattr(b, f"{name}_pct")
+            parts[name].set_x(left)
+            parts[name].set_width(width)
+            left += width
+        up.set_width(b.availability_pct)
+        down.set_x(b.availability_pct)
+        down.set_width(100.0 - b.availability_pct)
+        warn = "" if b.first_order_valid else " (first order out of range)"
+        status.set_text(f"goodput {b.useful_pct:.1f}%, Daly {b.daly_goodput_pct:.1f}%{warn}")
+
+    return update
+
+
+def goodput_explorer() -> ModelView:
+    """The goodput budget: failures, checkpoints and one straggler (default: Llama 3 scale)."""
+    return _unstretched(ModelView(
+        goodput_budget,
+        [Slider("gpus", 8, 200_000, 16_384, 8, label="GPUs N"),
+         Slider("gpu_mtbf_h", 5_000, 200_000, 50_677, 1, label="one GPU's MTBF (h)"),
+         Slider("save_s", 5, 900, 60, 5, label="save δ (s)"),
+         Slider("restart_s", 0, 1800, 600, 30, label="restart R (s)"),
+         Slider("interval_x", 0.1, 10.0, 1.0, 0.05, label="interval ÷ Young's", readout_format=".2f"),
+         Slider("straggler_speed", 0.5, 1.0, 0.9, 0.01, label="slowest rank's speed", readout_format=".2f")],
+        view_goodput,
+        formats={"mtbf_s": ",.0f", "interval_s": ",.0f", "useful_pct": ".1f", "straggler_pct": ".1f",
+                 "checkpoint_pct": ".1f", "rework_pct": ".1f", "restart_pct": ".1f",
+                 "availability_pct": ".1f", "daly_goodput_pct": ".1f"},
+        title="Goodput against availability",
+        figsize=(6.2, 3.0),
+    ))
+
+
+# -- static figures ---------------------------------------------------------------------------
+
+CATEGORY_COLOURS = {
+    "GPU": CORRECT_COLOUR,
+    "Dependency": "#7f7f7f",
+    "Network": "#9e6bb5",
+    "Unplanned maintenance": "#e0b040",
+    "Host": BROKEN_COLOUR,
+    "Unknown": "#bbbbbb",
+}
+
+
+def figure_root_causes() -> Figure:
+    """The 419 unexpected interruptions by root cause: printed percentage and the count's share."""
+    rows = root_cause_checks()
+    fig = Figure(figsize=(9.5, 5.2), layout="constrained")
+    ax = fig.subplots()
+    ys = np.arange(len(rows))[::-1]
+    for y, r in zip(ys, rows):
+        ax.barh(y, r.published_pct, color=CATEGORY_COLOURS[r.category], height=0.7)
+        ax.plot([r.count_pct], [y], "|", ms=14, mew=2.5, color="black")
+        note = f"{r.published_pct:.1f}%  ({r.count} of {LLAMA3_405B.unexpected})"
+        if not r.agrees:
+            note += f": the count is {r.count_pct:.1f}%"
+        ax.annotate(note, (max(r.published_pct, r.count_pct) + 0.8, y), va="center", fontsize=8,
+                    color=LIMIT_COLOUR if not r.agrees else "black")
+    ax.set_yticks(ys, [r.component for r in rows], fontsize=8)
+    for category, colour in CATEGORY_COLOURS.items():
+        ax.barh([np.nan], [0], color=colour, label=category)
+    ax.plot([], [], "|", ms=10, mew=2.5, color="black", label="count ÷ 419")
+    ax.legend(loc="lower right", fontsize=8, title="category (bar: printed %)", title_fontsize=8)
+    ax.set(xlim=(0, 62), xlabel="share of the 419 unexpected interruptions (%)",
+           title="Llama 3 405B, 54 days: root causes of unexpected interruptions")
+    return fig
+
+
+def figure_young_vs_daly(save_s: float = 60.0) -> Figure:
+    """Daly's estimate and the exact optimum of his model, relative to Young's, against δ/M."""
+    ratios = np.geomspace(1e-5, 2.0, 200)
+    daly = [daly_interval(r, 1.0) / young_interval(r, 1.0) for r in ratios]
+    exact = [daly_exact_interval(r, 1.0) / young_interval(r, 1.0) for r in ratios]
+    fig = Figure(figsize=(8.5, 3.6), layout="constrained")
+    ax = fig.subplots()
+    ax.plot(ratios, daly, color=DALY_COLOUR, lw=2, label="Daly's estimate ÷ Young's")
+    ax.plot(ratios, exact, color="black", lw=1, ls=":", label="exact optimum of Daly's model ÷ Young's")
+    ax.axhline(1.0, color=CORRECT_COLOUR, lw=1.5, label="Young's √(2δM)")
+    ax.axhline(0.95, color=LIMIT_COLOUR, lw=0.8, ls=":")
+    ax.annotate("5% shorter", (1.2e-5, 0.95), va="bottom", fontsize=8, color=LIMIT_COLOUR)
+    for gpus, *_ in SOURCE_003_TABLE:
+        m = job_mtbf_s(1.0 / RECORD_GPU_MTBF_H, gpus)
+        x = save_s / m
+        ax.plot([x], [daly_interval(save_s, m) / young_interval(save_s, m)], "s", ms=6, mfc="white",
+                mec="black")
+        ax.annotate(f"{gpus:,} GPUs", (x, daly_interval(save_s, m) / young_interval(save_s, m)),
+                    textcoords="offset points", xytext=(-4, -13), fontsize=7.5, ha="right")
+    ax.set(xscale="log", xlim=(1e-5, 2.0), ylim=(0.4, 1.05), xlabel="save time ÷ mean time between failures, δ/M (log)",
+           ylabel="interval ÷ Young's", title=f"Where Young and Daly part (squares: source 003's rows, δ = {save_s:g} s)")
+    ax.legend(loc="lower left", fontsize=8)
+    return fig
+
+
+EXPLORERS = {
+    "young": young_explorer,
+    "interruptions": interruption_explorer,
+    "goodput": goodput_explorer,
+}
+"""Chapter 2's explorers by name (``tools/bench_widgets.py`` times every ``EXPLORERS`` registry)."""

@@ -1,0 +1,225 @@
+"""The exercises grade as they should: solutions full marks, blank copies zero, mistakes named.
+
+These tests run otter-grader and take about a minute, so `make unit` skips them
+and `make exercises-check` (part of `make test`) runs them with
+EXERCISE_GRADING_TESTS=1.
+
+* In process (fast): every master's solutions pass every test, public and
+  hidden; every unmodified student copy fails every test; and a planted wrong
+  answer for each exercise costs points on its own question only, with a
+  message that names the right misconception and its section.
+* End to end (slow): the bulk grader, on one folder holding the solutions,
+  a blank copy, a wrong, a crashing and an endless notebook, a text file, an
+  empty file and broken JSON, grades what can be graded, gives the rest zero
+  with a clear status, and leaves the originals untouched.
+"""
+from __future__ import annotations
+
+import copy
+import csv
+import hashlib
+import os
+import pathlib
+import sys
+
+import nbformat
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+
+import exercises  # noqa: E402  (tools/exercises.py)
+
+pytestmark = [
+    pytest.mark.skipif(
+        os.environ.get("EXERCISE_GRADING_TESTS") != "1",
+        reason="runs otter-grader (about a minute): `make exercises-check` runs it",
+    ),
+    pytest.mark.filterwarnings("ignore::DeprecationWarning"),  # traitlets, inside otter
+]
+
+MASTERS = exercises.masters()
+
+
+@pytest.fixture(scope="module")
+def assigned(tmp_path_factory):
+    """For every master: otter's autograder notebook (all tests in its metadata) and the committed student copy."""
+    out = {}
+    for master in MASTERS:
+        dest = tmp_path_factory.mktemp(master.stem)
+        exercises.otter_assign(master, dest / "dist")
+        autograder_nb = nbformat.read(dest / "dist" / "autograder" / master.name, as_version=4)
+        student_nb = nbformat.read(exercises.EXERCISES / master.name, as_version=4)
+        out[master.stem] = (autograder_nb, student_nb)
+    return out
+
+
+def run_notebook(nb: nbformat.NotebookNode, extra: str = "") -> dict:
+    """Execute a notebook's code in this process, without otter's plumbing cells, then ``extra``."""
+    namespace: dict = {"__name__": "__exercise__"}
+    for cell in nb.cells:
+        if cell.cell_type == "code" and not exercises._is_plumbing(cell):
+            try:
+                exec(compile(cell.source, "<cell>", "exec"), namespace)
+            except Exception:  # a blank copy's cells may fail; the tests then fail too
+                pass
+    if extra:
+        exec(compile(extra, "<planted>", "exec"), namespace)
+    return namespace
+
+
+def grade_in_process(autograder_nb: nbformat.NotebookNode, namespace: dict) -> dict:
+    """Run every test file of the notebook's metadata: {question: (score, possible, failure messages)}."""
+    from otter.test_files.exception_test import ExceptionTestFile
+
+    results = {}
+    for name, source in autograder_nb.metadata["otter"]["tests"].items():
+        test_file = ExceptionTestFile.from_string(source, path=f"{name}.py")
+        test_file.run(namespace)
+        failures = [r.message for r in test_file.test_case_results if not r.passed]
+        results[name] = (test_file.score, test_file.possible, failures)
+    return results
+
+
+@pytest.fixture(scope="module")
+def solved(assigned):
+    return {stem: run_notebook(ag) for stem, (ag, _) in assigned.items()}
+
+
+@pytest.mark.parametrize("stem", [m.stem for m in MASTERS])
+def test_every_master_scores_full_marks(assigned, solved, stem):
+    autograder_nb, _ = assigned[stem]
+    results = grade_in_process(autograder_nb, solved[stem])
+    lost = {q: failures for q, (score, possible, failures) in results.items() if score != possible}
+    assert not lost, f"the solutions of {stem} fail their own tests: {lost}"
+    assert len(results) >= 1
+
+
+@pytest.mark.parametrize("stem", [m.stem for m in MASTERS])
+def test_every_blank_student_copy_scores_zero_on_every_question(assigned, stem):
+    autograder_nb, student_nb = assigned[stem]
+    results = grade_in_process(autograder_nb, run_notebook(student_nb))
+    scored = {q: score for q, (score, _, _) in results.items() if score != 0}
+    assert not scored, f"an unmodified copy of {stem} earns points: {scored}"
+
+
+@pytest.mark.parametrize("stem", [m.stem for m in MASTERS])
+def test_student_copies_hold_public_tests_only(assigned, stem):
+    autograder_nb, student_nb = assigned[stem]
+    public = student_nb.metadata["otter"]["tests"]
+    assert set(public) == set(autograder_nb.metadata["otter"]["tests"])
+    assert all("hidden=True" not in source for source in public.values())
+    assert any("hidden=True" in source for source in autograder_nb.metadata["otter"]["tests"].values())
+    text = "".join(cell.source for cell in student_nb.cells)
+    assert "BEGIN SOLUTION" not in text and "# HIDDEN" not in text
+
+
+# One planted mistake per exercise of chapter 1: (question, code run after the
+# solutions, the misconception the message must name, the section it must cite).
+PLANTED = [
+    ("q1", "q1_overlap = 1 - 410 / 700", "hidden_share_of_step", "ch1-scaling"),
+    ("q2", "def flat_ring_ms(bytes_gb, nodes, gpus_per_node, fabric_gbps):\n"
+           "    return bytes_gb * 8 / fabric_gbps * 1000", "ignore_topology", "ch1-collective"),
+    ("q2", "q2_largest_nodes = 8", "both_directions", "ch1-collective"),
+    ("q3", "q3_microbatches = 6", "whole_model_per_stage", "ch1-pipeline"),
+    ("q4", "q4_interval_min = 11", "units", "ch1-checkpoint"),
+    ("q5", "q5_mean_rate = 90", "truncation", "ch1-failures"),
+    ("q6", "q6_step_64 = 200.0", "assume_uniform", "ch1-stragglers"),
+    ("q7", "q7_batch = 406", "both_directions", "ch1-cxl"),
+    ("q8", "q8_max_demand_gbps = 800", "assume_full", "ch1-fabric"),
+    ("q9", "def step_ms(compute_ms, slowest_ms, stages, microbatches, comm_ms, fabric_slowdown=1.0):\n"
+           "    return slowest_ms + comm_ms * fabric_slowdown", "ignore_bubble", "ch1-pipeline"),
+    ("q9", "q9_saving_at_41 = 64 * 0.41 / (32 * 0.70) - 1", "speed_vs_time", "ch1-debug-lab"),
+    ("q10", "q10_min_nodes = 973", "off_by_one", "ch1-failures"),
+]
+
+
+@pytest.mark.parametrize("question, planted, key, section", PLANTED,
+                         ids=[f"{q}-{k}" for q, _, k, _ in PLANTED])
+def test_a_planted_mistake_fails_its_question_and_names_the_misconception(
+        assigned, solved, question, planted, key, section):
+    from clustermath.feedback import CATALOGUE
+
+    autograder_nb, _ = assigned["ch01_exercises"]
+    namespace = dict(solved["ch01_exercises"])
+    exec(compile(planted, "<planted>", "exec"), namespace)
+    results = grade_in_process(autograder_nb, namespace)
+    score, possible, failures = results[question]
+    assert score < possible, f"{question} still earns full marks with {planted!r}"
+    name = CATALOGUE[key].name
+    named = [m for m in failures if name in m and f"(#{section})" in m]
+    assert named, f"no failing test of {question} names {name!r} and #{section}:\n" + "\n\n".join(failures)
+    others = {q: s for q, (s, p, _) in results.items() if q != question and s != p}
+    assert not others, f"the mistake in {question} also cost points elsewhere: {others}"
+
+
+def _sha(path: pathlib.Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_the_bulk_grader_survives_a_difficult_folder(assigned, tmp_path):
+    import grade  # tools/grade.py
+
+    autograder_nb, student_nb = assigned["ch01_exercises"]
+    folder = tmp_path / "submissions"
+    folder.mkdir()
+
+    def setup_cell(nb):
+        return next(c for c in nb.cells if c.cell_type == "code" and "from clustermath import" in c.source)
+
+    endless = copy.deepcopy(autograder_nb)
+    setup_cell(endless).source += "\nwhile True:\n    pass\n"
+    nbformat.write(endless, folder / "a_endless.ipynb")  # first, so it overlaps the others
+    nbformat.write(autograder_nb, folder / "good.ipynb")
+    nbformat.write(student_nb, folder / "blank.ipynb")
+    wrong = copy.deepcopy(autograder_nb)  # otter grades a question when its check cell runs,
+    for cell in wrong.cells:              # so the mistakes go into the answer cells themselves
+        if cell.cell_type == "code" and "q2_largest_nodes = " in cell.source:
+            cell.source += "\nq2_largest_nodes = 8\n"
+        if cell.cell_type == "code" and "q8_max_demand_gbps = " in cell.source:
+            cell.source += "\nq8_max_demand_gbps = 800\n"
+    wrong.cells.append(nbformat.v4.new_code_cell("raise RuntimeError('a cell that raises')"))
+    nbformat.write(wrong, folder / "wrong.ipynb")
+    crashing = copy.deepcopy(autograder_nb)
+    setup_cell(crashing).source = "import os\nos._exit(3)\n"
+    nbformat.write(crashing, folder / "crashing.ipynb")
+    (folder / "notes.txt").write_text("my answers are 4 and 200\n")
+    (folder / "empty.ipynb").write_bytes(b"")
+    (folder / "broken.ipynb").write_text('{"cells": [')
+    before = {p.name: (_sha(p), p.stat().st_mtime_ns) for p in folder.iterdir()}
+
+    out = tmp_path / "out"
+    outcomes = grade.grade_folder(folder, out, timeout=45, jobs=2)
+
+    assert {p.name: (_sha(p), p.stat().st_mtime_ns) for p in folder.iterdir()} == before
+    rows = {row["file"]: row for row in csv.DictReader(open(out / "grades.csv"))}
+    assert set(rows) == set(before) and len(outcomes) == len(before)
+    questions = [f"q{i}" for i in range(1, 11)]
+    assert list(rows["good.ipynb"].keys())[:3] == ["file", "assignment", "status"]
+
+    expected_status = {
+        "good.ipynb": "graded", "blank.ipynb": "graded", "wrong.ipynb": "graded-with-errors",
+        "crashing.ipynb": "crashed", "a_endless.ipynb": "timeout", "notes.txt": "not-a-notebook",
+        "empty.ipynb": "empty", "broken.ipynb": "not-a-notebook",
+    }
+    assert {f: r["status"] for f, r in rows.items()} == expected_status
+    assert rows["good.ipynb"]["total"] == rows["good.ipynb"]["possible"] == "10"
+    assert all(rows["good.ipynb"][q] == "1" for q in questions)
+    assert all(rows["blank.ipynb"][q] == "0" for q in questions) and rows["blank.ipynb"]["total"] == "0"
+    for name in ("crashing.ipynb", "a_endless.ipynb", "notes.txt", "empty.ipynb", "broken.ipynb"):
+        assert rows[name]["total"] == "0" and all(rows[name][q] == "0" for q in questions), name
+        assert rows[name]["note"], f"{name} has no explanation in the CSV"
+    assert rows["crashing.ipynb"]["possible"] == rows["a_endless.ipynb"]["possible"] == "10"
+    unknown = "10" if len(MASTERS) == 1 else ""  # no assignment to take the possible points from
+    assert rows["notes.txt"]["possible"] == rows["empty.ipynb"]["possible"] == unknown
+    wrong_row = rows["wrong.ipynb"]
+    assert float(wrong_row["q2"]) < 1 and float(wrong_row["q8"]) < 1
+    assert all(wrong_row[q] == "1" for q in questions if q not in ("q2", "q8"))
+    assert "RuntimeError" in wrong_row["note"]
+
+    feedback = (out / "feedback" / "wrong.ipynb.md").read_text()
+    assert "a bidirectional figure used as a one-way rate" in feedback and "#ch1-collective" in feedback
+    assert "the full-bisection figure" in feedback and "#ch1-fabric" in feedback
+    assert "hidden test" in feedback
+    assert "timeout" in (out / "feedback" / "a_endless.ipynb.md").read_text()
+    assert sorted(p.name for p in (out / "feedback").iterdir()) == sorted(f"{f}.md" for f in before)

@@ -1,0 +1,342 @@
+"""Student notebooks and autograders, generated from the master notebooks.
+
+Every chapter's exercises live in one master notebook, ``solutions/chNN_*.ipynb``,
+in otter-grader's format: prompts, solutions, and public and hidden tests
+(exception-based, ``ok_format: false``). From it this tool derives
+
+* the student notebook ``exercises/<same name>.ipynb`` (committed): prompts,
+  starter code and the public tests only;
+* the solutions page ``book/solutions/<same name>.ipynb`` (committed, executed
+  by the book build): prompts and folded solutions without otter's markers,
+  and the tests, hidden from the page, so a build fails if a solution does; and
+* the autograder zip that ``tools/grade.py`` grades with (not committed: it
+  holds the hidden tests).
+
+Usage::
+
+    python tools/exercises.py build             regenerate exercises/ and book/solutions/
+    python tools/exercises.py check             fail if either is out of date
+    python tools/exercises.py autograder DIR    write the autograder zips into DIR
+
+Cell tags in a master steer the derivation. ``solutions-only`` cells (the
+solutions page's title, discussions) are dropped from the student copy;
+``exercises-only`` cells (the student copy's title and instructions, tagged
+``remove-cell`` too so the master itself reads as the solutions) are dropped
+from the solutions page and lose that tag in the student copy. Folding tags
+on solution cells (``hide-cell``) and their ``mystnb`` labels are dropped from
+the student copy, and otter's plumbing (the initialisation and
+``grader.check`` cells) is tagged ``remove-cell`` there, so the exercise page
+of the book shows only prompts and starter code.
+
+``otter assign`` stamps its output with times and random cell ids, so the
+check compares a normalised form (cell types, sources and tags, and the tests
+in the notebook's metadata), and ``build`` writes stable cell ids so that an
+unchanged master regenerates an identical file.
+"""
+from __future__ import annotations
+
+import argparse
+import copy
+import difflib
+import hashlib
+import json
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+
+import nbformat
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+SOLUTIONS = ROOT / "solutions"
+EXERCISES = ROOT / "exercises"
+PAGES = ROOT / "book" / "solutions"
+
+SOLUTIONS_ONLY = "solutions-only"
+EXERCISES_ONLY = "exercises-only"
+FOLDING_TAGS = {"hide-cell", "hide-input", "hide-output"}
+REMOVE = "remove-cell"
+
+
+def masters(folder: pathlib.Path = SOLUTIONS) -> list[pathlib.Path]:
+    """The master notebooks, one per chapter, in chapter order."""
+    return sorted(p for p in folder.glob("ch*.ipynb") if ".ipynb_checkpoints" not in p.parts)
+
+
+def otter_assign(master: pathlib.Path, dest: pathlib.Path) -> tuple[pathlib.Path, pathlib.Path]:
+    """Run ``otter assign`` (without executing the master) and return (student notebook, autograder zip)."""
+    cmd = [sys.executable, "-m", "otter", "assign", "--no-run-tests", str(master), str(dest)]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"otter assign failed on {master}:\n{done.stdout}\n{done.stderr}")
+    student = dest / "student" / master.name
+    zips = sorted((dest / "autograder").glob("*.zip"))
+    if not student.is_file() or len(zips) != 1:
+        raise RuntimeError(f"otter assign wrote no student notebook or no single zip for {master}")
+    return student, zips[0]
+
+
+def _tags(cell: nbformat.NotebookNode) -> list[str]:
+    return list(cell.get("metadata", {}).get("tags", []))
+
+
+def _set_tags(cell: nbformat.NotebookNode, tags: list[str]) -> None:
+    if tags:
+        cell.metadata["tags"] = tags
+    else:
+        cell.metadata.pop("tags", None)
+
+
+def _is_plumbing(cell: nbformat.NotebookNode) -> bool:
+    source = cell.source if isinstance(cell.source, str) else "".join(cell.source)
+    return cell.cell_type == "code" and (
+        source.startswith("# Initialize Otter") or source.strip().startswith("grader.check(")
+    )
+
+
+def student_copy(assigned: nbformat.NotebookNode, stem: str) -> nbformat.NotebookNode:
+    """Turn otter's student notebook into the committed one (see the module docstring)."""
+    nb = copy.deepcopy(assigned)
+    cells = []
+    for cell in nb.cells:
+        tags = _tags(cell)
+        if SOLUTIONS_ONLY in tags:
+            continue
+        if EXERCISES_ONLY in tags:
+            tags = [t for t in tags if t not in (EXERCISES_ONLY, REMOVE)]
+        tags = [t for t in tags if t not in FOLDING_TAGS]
+        if _is_plumbing(cell) and REMOVE not in tags:
+            tags.append(REMOVE)
+        _set_tags(cell, tags)
+        cell.metadata.pop("mystnb", None)  # the solutions page's folding labels
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+        cells.append(cell)
+    for i, cell in enumerate(cells):
+        cell["id"] = f"{stem}-{i:03d}"
+    nb.cells = cells
+    keep = ("kernelspec", "language_info", "otter")
+    nb.metadata = nbformat.from_dict({k: nb.metadata[k] for k in keep if k in nb.metadata})
+    nb.nbformat, nb.nbformat_minor = 4, 5
+    return nb
+
+
+_MARKER_LINE = re.compile(r"^\s*# (BEGIN|END) SOLUTION( NO PROMPT)?\s*$")
+_MARKER_SUFFIX = re.compile(r"\s*# SOLUTION( NO PROMPT)?\s*$")
+
+
+def _without_markers(source: str) -> str:
+    """Code as a reader should see it: otter's solution markers and prompt-only lines removed."""
+    kept, prompt = [], False
+    for line in source.splitlines():
+        stripped = line.strip()
+        if stripped == "# BEGIN PROMPT":
+            prompt = True
+            continue
+        if stripped == "# END PROMPT":
+            prompt = False
+            continue
+        if prompt or _MARKER_LINE.match(line):
+            continue
+        kept.append(_MARKER_SUFFIX.sub("", line))
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(kept)).strip("\n")
+
+
+def solution_page(master: nbformat.NotebookNode, stem: str) -> nbformat.NotebookNode:
+    """The master as a page of the book: no otter raw cells, no markers, no student-only cells."""
+    nb = copy.deepcopy(master)
+    cells = []
+    for cell in nb.cells:
+        if cell.cell_type == "raw" or EXERCISES_ONLY in _tags(cell):
+            continue
+        if cell.cell_type == "code":
+            cell.source = _without_markers(cell.source)
+            cell.outputs = []
+            cell.execution_count = None
+        cells.append(cell)
+    for i, cell in enumerate(cells):
+        cell["id"] = f"{stem}-solutions-{i:03d}"
+    nb.cells = cells
+    keep = ("kernelspec", "language_info")
+    nb.metadata = nbformat.from_dict({k: nb.metadata[k] for k in keep if k in nb.metadata})
+    nb.nbformat, nb.nbformat_minor = 4, 5
+    return nb
+
+
+def normalised(nb: nbformat.NotebookNode) -> list[str]:
+    """A notebook as comparable lines: cell types, sources and tags, then the otter tests."""
+    lines: list[str] = []
+    for i, cell in enumerate(nb.cells):
+        source = cell.source if isinstance(cell.source, str) else "".join(cell.source)
+        lines.append(f"--- cell {i}: {cell.cell_type} tags={sorted(_tags(cell))}")
+        lines.extend(source.splitlines())
+    otter = nb.metadata.get("otter", {})
+    lines.append(f"--- otter: assignment {otter.get('assignment_name')!r}, ok_format {otter.get('OK_FORMAT')!r}")
+    for name, test in sorted(otter.get("tests", {}).items()):
+        lines.append(f"--- test {name}")
+        lines.extend(str(test).splitlines())
+    return lines
+
+
+def generate(master: pathlib.Path) -> nbformat.NotebookNode:
+    """The student notebook derived from one master."""
+    with tempfile.TemporaryDirectory(prefix="otter-assign-") as tmp:
+        student, _ = otter_assign(master, pathlib.Path(tmp) / "dist")
+        assigned = nbformat.read(student, as_version=4)
+    return student_copy(assigned, master.stem)
+
+
+def _problems_with_master(master: pathlib.Path) -> list[str]:
+    nb = nbformat.read(master, as_version=4)
+    problems = []
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type == "code" and cell.get("outputs"):
+            problems.append(f"{master.relative_to(ROOT)}: cell {i} has stored outputs; "
+                            "masters are committed without outputs (the book executes them)")
+            break
+    return problems
+
+
+def build(solutions: pathlib.Path = SOLUTIONS, exercises: pathlib.Path = EXERCISES,
+          pages: pathlib.Path = PAGES) -> list[pathlib.Path]:
+    """Regenerate every student notebook and solutions page; remove those whose master is gone."""
+    exercises.mkdir(exist_ok=True)
+    pages.mkdir(parents=True, exist_ok=True)
+    written = []
+    for master in masters(solutions):
+        nbformat.write(generate(master), exercises / master.name)
+        page = solution_page(nbformat.read(master, as_version=4), master.stem)
+        nbformat.write(page, pages / master.name)
+        written += [exercises / master.name, pages / master.name]
+    for old in list(exercises.glob("*.ipynb")) + list(pages.glob("*.ipynb")):
+        if old not in written:
+            old.unlink()
+    return written
+
+
+def _compare(target: pathlib.Path, fresh: nbformat.NotebookNode) -> list[str]:
+    name = target.relative_to(ROOT) if target.is_relative_to(ROOT) else target
+    if not target.is_file():
+        return [f"{name} is missing"]
+    committed = normalised(nbformat.read(target, as_version=4))
+    regenerated = normalised(fresh)
+    if committed == regenerated:
+        return []
+    diff = list(difflib.unified_diff(committed, regenerated, "committed", "regenerated", lineterm="", n=1))
+    shown = "\n".join(diff[:40]) + ("\n..." if len(diff) > 40 else "")
+    return [f"{name} is out of date:\n{shown}"]
+
+
+def check(solutions: pathlib.Path = SOLUTIONS, exercises: pathlib.Path = EXERCISES,
+          pages: pathlib.Path = PAGES) -> list[str]:
+    """Problems that make the committed derived notebooks disagree with the masters (empty if none)."""
+    problems: list[str] = []
+    expected = set()
+    for master in masters(solutions):
+        problems += _problems_with_master(master)
+        expected.add(master.name)
+        student = exercises / master.name
+        problems += _compare(student, generate(master))
+        problems += _compare(pages / master.name,
+                             solution_page(nbformat.read(master, as_version=4), master.stem))
+        if student.is_file() and "hidden=True" in json.dumps(
+                nbformat.read(student, as_version=4).metadata.get("otter", {})):
+            problems.append(f"{student.relative_to(ROOT)} contains a hidden test")
+    for extra in sorted(list(exercises.glob("*.ipynb")) + list(pages.glob("*.ipynb"))):
+        if extra.name not in expected:
+            problems.append(f"{extra} has no master in {solutions}/")
+    return problems
+
+
+@dataclass(frozen=True)
+class Autograder:
+    """One chapter's autograder: its zip and the points of each question."""
+
+    assignment: str
+    zip_path: pathlib.Path
+    points: dict[str, float]
+    notebook: str = ""
+    """The student notebook's file name, which its ``grader.check`` cells read."""
+
+    @property
+    def possible(self) -> float:
+        return sum(self.points.values())
+
+
+def _question_points(master: pathlib.Path) -> tuple[str, dict[str, float]]:
+    """The assignment name and each question's points, read from the master's raw cells."""
+    import yaml
+
+    nb = nbformat.read(master, as_version=4)
+    name, points = master.stem, {}
+    for cell in nb.cells:
+        if cell.cell_type != "raw":
+            continue
+        text = cell.source.strip()
+        if text.startswith("# ASSIGNMENT CONFIG"):
+            name = str(yaml.safe_load(text.split("\n", 1)[1]).get("name", name))
+        elif text.startswith("# BEGIN QUESTION"):
+            config = yaml.safe_load(text.split("\n", 1)[1])
+            value = config.get("points", 1)
+            if isinstance(value, list):  # points per test case
+                value = sum(float(v) for v in value)
+            elif not isinstance(value, (int, float)):  # e.g. {each: ...}: otter's own total is used
+                value = 1
+            points[str(config["name"])] = float(value)
+    return name, points
+
+
+def autograders(out: pathlib.Path, solutions: pathlib.Path = SOLUTIONS) -> dict[str, Autograder]:
+    """Build (or reuse, keyed by the master's content) one autograder zip per master in ``out``."""
+    import otter
+
+    out.mkdir(parents=True, exist_ok=True)
+    found: dict[str, Autograder] = {}
+    for master in masters(solutions):
+        digest = hashlib.sha256(master.read_bytes() + otter.__version__.encode()).hexdigest()[:12]
+        zip_path = out / f"{master.stem}-{digest}.zip"
+        if not zip_path.is_file():
+            for stale in out.glob(f"{master.stem}-*.zip"):
+                stale.unlink()
+            with tempfile.TemporaryDirectory(prefix="otter-assign-") as tmp:
+                _, made = otter_assign(master, pathlib.Path(tmp) / "dist")
+                shutil.copyfile(made, zip_path)
+        assignment, points = _question_points(master)
+        found[assignment] = Autograder(assignment, zip_path, points, master.name)
+    return found
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("build", help="regenerate exercises/ and book/solutions/ from solutions/")
+    sub.add_parser("check", help="fail if exercises/ or book/solutions/ is out of date")
+    ag = sub.add_parser("autograder", help="write the autograder zips into a folder")
+    ag.add_argument("out", type=pathlib.Path)
+    args = parser.parse_args(argv)
+
+    if args.command == "build":
+        for path in build():
+            print(f"wrote {path.relative_to(ROOT)}")
+        return 0
+    if args.command == "check":
+        problems = check()
+        for problem in problems:
+            print(problem, file=sys.stderr)
+        if problems:
+            print("Run `make exercises` to regenerate exercises/ and book/solutions/, and commit them.",
+                  file=sys.stderr)
+            return 1
+        print(f"exercises/ and book/solutions/ match solutions/ ({len(masters())} master notebook(s))")
+        return 0
+    for name, ag in autograders(args.out).items():
+        print(f"{name}: {ag.zip_path} ({len(ag.points)} questions, {ag.possible:g} points)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
