@@ -114,9 +114,9 @@ def test_student_copies_hold_public_tests_only(assigned, stem):
     assert "BEGIN SOLUTION" not in text and "# HIDDEN" not in text
 
 
-# One planted mistake per exercise of chapter 1: (question, code run after the
-# solutions, the misconception the message must name, the section it must cite).
-PLANTED = [
+# Planted mistakes: (question, code run after the solutions, the misconception the
+# message must name, the section it must cite). At least one per exercise.
+PLANTED_CH1 = [
     ("q1", "q1_overlap = 1 - 410 / 700", "hidden_share_of_step", "ch1-scaling"),
     ("q2", "def flat_ring_ms(bytes_gb, nodes, gpus_per_node, fabric_gbps):\n"
            "    return bytes_gb * 8 / fabric_gbps * 1000", "ignore_topology", "ch1-collective"),
@@ -133,15 +133,60 @@ PLANTED = [
     ("q10", "q10_min_nodes = 973", "off_by_one", "ch1-failures"),
 ]
 
+PLANTED_CH2 = [
+    ("q1", "q1_rate = 160 / (8_192 * 30 * 24)", "planned_counted", "ch2-divides"),
+    ("q1", "def gpu_failure_rate(unexpected, gpus, days):\n"
+           "    return unexpected / (gpus * days)", "days_not_hours", "ch2-divides"),
+    ("q1", "q1_mtbf_h = 8_192 * 30 * 24 / 136 / 32_768 * 3600", "hours_vs_seconds", "ch2-divides"),
+    ("q1", "q1_mtbf_h = 8_192 * 30 * 24 / 136", "ignore_failures", "ch2-divides"),
+    ("q2", "q2_interval_s = math.sqrt(90 * 14_400)", "young_without_two", "ch2-young"),
+    ("q2", "def young_interval_s(save_s, mtbf_s):\n"
+           "    return math.sqrt(save_s * mtbf_s)", "young_without_two", "ch2-young"),
+    ("q2", "q2_interval_s = math.sqrt(2 * 90 * 4)", "hours_vs_seconds", "ch2-divides"),
+    ("q2", "q2_loss = math.sqrt(90 / 28_800)", "one_term_only", "ch2-young"),
+    ("q3", "q3_save_s = 0.05 * 7_200 / 2", "loss_not_squared", "ch2-young"),
+    ("q3", "q3_penalty = 4", "flat_as_linear", "ch2-young"),
+    ("q4", "q4_step_longer_pct = 20.0", "speed_vs_time", "ch2-stragglers"),
+    ("q4", "q4_throughput_lost_pct = 20 / 4_096", "straggler_averaged", "ch2-stragglers"),
+    ("q4", "q4_break_even_min = 12", "break_even_without_tax", "ch2-eject"),
+]
 
-@pytest.mark.parametrize("question, planted, key, section", PLANTED,
-                         ids=[f"{q}-{k}" for q, _, k, _ in PLANTED])
+PLANTED_CH3 = [
+    ("q1", "q1_racks = 192", "partial_domain_dropped", "ch3-llama-nvl72"),
+    ("q1", "def domains_needed(tp, pp, dp, domain_size):\n"
+           "    d = -(-tp * pp * dp // domain_size)\n"
+           "    return d, d * domain_size - tp * pp * dp", "groups_split", "ch3-misfits"),
+    ("q1", "q1_idle = 32", "stranded_ignored", "ch3-misfits"),
+    ("q2", "q2_hops = 113", "hops_across_replicas", "ch3-rank-order"),
+    ("q2", "def crossing_hops(tp, pp, dp, domain_size):\n"
+           "    k = domain_size // tp\n"
+           "    return sum((g // k) != ((g + 1) // k) for g in range(pp * dp - 1))",
+     "hops_across_replicas", "ch3-rank-order"),
+    ("q2", "q2_hops = 792", "links_vs_hops", "ch3-rank-order"),
+    ("q3", "q3_inside = 192", "tp_innermost_assumed", "ch3-order"),
+    ("q3", "q3_crossing = 11", "tp_innermost_assumed", "ch3-order"),
+    ("q4", "q4_tokens = 63 / 64 * 70e9 * 2 / (4 * 8192 * 2)", "stage_average_dropped", "ch3-three-cuts"),
+    ("q4", "q4_tokens = 63 / 64 * 70e9 * 2 / (3 * 8192 * 2) / 8", "no_scatter_gather", "ch3-three-cuts"),
+    ("q4", "q4_pipeline_heavier = True", "per_step_not_per_replica", "ch3-three-cuts"),
+]
+
+PLANTED = (
+    [("ch01_exercises", *row) for row in PLANTED_CH1]
+    + [("ch02_exercises", *row) for row in PLANTED_CH2]
+    + [("ch03_exercises", *row) for row in PLANTED_CH3]
+)
+
+
+@pytest.mark.parametrize("stem, question, planted, key, section", PLANTED,
+                         ids=[f"{s[:4]}-{q}-{k}-{i}" for i, (s, q, _, k, _) in enumerate(PLANTED)])
 def test_a_planted_mistake_fails_its_question_and_names_the_misconception(
-        assigned, solved, question, planted, key, section):
+        assigned, solved, stem, question, planted, key, section):
+    import clustermath.placement_feedback  # noqa: F401  (registers chapter 3's misconceptions)
+    import clustermath.reliability_feedback  # noqa: F401  (registers chapter 2's misconceptions)
     from clustermath.feedback import CATALOGUE
 
-    autograder_nb, _ = assigned["ch01_exercises"]
-    namespace = dict(solved["ch01_exercises"])
+    autograder_nb, _ = assigned[stem]
+    namespace = dict(solved[stem])
     exec(compile(planted, "<planted>", "exec"), namespace)
     results = grade_in_process(autograder_nb, namespace)
     score, possible, failures = results[question]

@@ -42,6 +42,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 __all__ = [
     "CATALOGUE",
     "SECTION_TITLES",
+    "register_sections",
     "Misconception",
     "Suspect",
     "WrongAnswer",
@@ -100,6 +101,14 @@ class Misconception:
 
 CATALOGUE: dict[str, Misconception] = {}
 """Every registered misconception, by key."""
+
+
+def register_sections(sections: dict[str, tuple[int, str]]) -> None:
+    """Add a chapter's section labels to ``SECTION_TITLES``; a label already present keeps its title."""
+    for label, title in sections.items():
+        if SECTION_TITLES.get(label, title) != title:
+            raise ValueError(f"section {label!r} must keep its title {title!r}, got {SECTION_TITLES[label]!r}")
+        SECTION_TITLES[label] = title
 
 
 def register(*items: Misconception) -> None:

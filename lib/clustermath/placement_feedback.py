@@ -12,7 +12,7 @@ Registering twice is harmless (``register`` accepts an identical item again).
 """
 from __future__ import annotations
 
-from .feedback import SECTION_TITLES, Misconception, register
+from .feedback import Misconception, register, register_sections
 
 __all__ = ["CH3_SECTIONS", "MISCONCEPTIONS"]
 
@@ -26,10 +26,7 @@ CH3_SECTIONS: dict[str, tuple[int, str]] = {
 }
 """MyST label -> (chapter, short title) for the sections chapter 3's feedback cites."""
 
-for _label, _title in CH3_SECTIONS.items():
-    if SECTION_TITLES.get(_label, _title) != _title:
-        raise ValueError(f"section {_label!r} must keep its title {_title!r}, got {SECTION_TITLES[_label]!r}")
-    SECTION_TITLES[_label] = _title
+register_sections(CH3_SECTIONS)
 
 MISCONCEPTIONS = (
     Misconception(

@@ -12,7 +12,7 @@ Registering twice is harmless (``register`` accepts an identical item again).
 """
 from __future__ import annotations
 
-from .feedback import SECTION_TITLES, Misconception, register
+from .feedback import Misconception, register, register_sections
 
 __all__ = ["CH2_SECTIONS", "MISCONCEPTIONS"]
 
@@ -25,10 +25,7 @@ CH2_SECTIONS: dict[str, tuple[int, str]] = {
 }
 """MyST label -> (chapter, short title) for the sections chapter 2's feedback cites."""
 
-for _label, _title in CH2_SECTIONS.items():
-    if SECTION_TITLES.get(_label, _title) != _title:
-        raise ValueError(f"section {_label!r} must keep its title {_title!r}, got {SECTION_TITLES[_label]!r}")
-    SECTION_TITLES[_label] = _title
+register_sections(CH2_SECTIONS)
 
 MISCONCEPTIONS = (
     Misconception(

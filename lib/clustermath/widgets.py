@@ -210,6 +210,15 @@ _STYLE = {"description_width": "140px"}
 _LAYOUT_WIDTH = "380px"
 
 
+def _controls(sliders: Sequence[Slider], checkboxes: Mapping[str, bool] | None) -> dict[str, W.ValueWidget]:
+    """One slider per ``Slider`` and one checkbox per boolean input, keyed by input name."""
+    layout = W.Layout(width=_LAYOUT_WIDTH)
+    controls: dict[str, W.ValueWidget] = {s.port: s.widget(_STYLE, layout) for s in sliders}
+    for port, value in (checkboxes or {}).items():
+        controls[port] = W.Checkbox(value=value, description=port, style=_STYLE, indent=False)
+    return controls
+
+
 class Explorer(LiveFigure):
     """A chapter-1 model with its two builds: sliders, a broken-build toggle, both builds' outputs.
 
@@ -241,10 +250,7 @@ class Explorer(LiveFigure):
     ) -> None:
         self.model = model
         self.spec = spec_of(model)
-        layout = W.Layout(width=_LAYOUT_WIDTH)
-        controls: dict[str, W.ValueWidget] = {s.port: s.widget(_STYLE, layout) for s in sliders}
-        for port, value in (checkboxes or {}).items():
-            controls[port] = W.Checkbox(value=value, description=port, style=_STYLE, indent=False)
+        controls = _controls(sliders, checkboxes)
         self.broken = W.ToggleButton(
             value=False,
             description=f"plot the broken build ({self.spec.broken_flag})",
@@ -327,11 +333,7 @@ class ModelView(LiveFigure):
         self.fixed = dict(fixed or {})
         self.formats = dict(formats or {})
         self.hidden = set(hidden)
-        layout = W.Layout(width=_LAYOUT_WIDTH)
-        controls: dict[str, W.ValueWidget] = {s.port: s.widget(_STYLE, layout) for s in sliders}
-        for port, value in (checkboxes or {}).items():
-            controls[port] = W.Checkbox(value=value, description=port, style=_STYLE, indent=False)
-        super().__init__(controls, view, floors=floors, title=title, figsize=figsize, dpi=dpi)
+        super().__init__(_controls(sliders, checkboxes), view, floors=floors, title=title, figsize=figsize, dpi=dpi)
 
     def __repr__(self) -> str:
         return f"ModelView({self.model.__name__})"
