@@ -17,8 +17,8 @@ from matplotlib.figure import Figure
 
 from .goodput import goodput_budget
 from .reliability import (
-    LLAMA3_405B, SOURCE_003_TABLE, checkpoint_plan, daly_exact_interval, daly_interval, interruption_row,
-    job_mtbf_s, root_cause_checks, young_interval,
+    LLAMA3_405B, SOURCE_003_TABLE, checkpoint_plan, daly_exact_interval, daly_interval, daly_lost,
+    first_order_lost, interruption_row, job_mtbf_s, root_cause_checks, young_interval, young_lost,
 )
 from .widgets import CORRECT_COLOUR, BROKEN_COLOUR, LIMIT_COLOUR, ModelView, Slider, Updater
 
@@ -30,12 +30,6 @@ __all__ = [
 Inputs = Mapping[str, Any]
 
 
-def _unstretched(explorer: ModelView) -> ModelView:
-    """Keep the picture at its own aspect ratio when the controls column is taller than it."""
-    explorer.picture.layout.align_self = "flex-start"
-    return explorer
-
-
 RECORD_GPU_MTBF_H = LLAMA3_405B.gpu_hours / LLAMA3_405B.unexpected
 """One GPU's mean time between failures in the Llama 3 record, h (about 50,677)."""
 DALY_COLOUR = "#2f7d32"
@@ -44,34 +38,20 @@ _TAUS = np.geomspace(10.0, 1e6, 241)
 _GPUS = np.unique(np.geomspace(8, 262_144, 181).round().astype(int))
 
 
-def nice_ceiling(value: float) -> float:
-    """Smallest of 1, 2, 2.5, 5 × 10^k that is >= value (1 for value <= 0): a stable axis top."""
-    if value <= 0:
-        return 1.0
-    power = 10.0 ** math.floor(math.log10(value))
-    for step in (1.0, 2.0, 2.5, 5.0, 10.0):
-        if step * power >= value * (1 - 1e-12):
-            return step * power
-    return 10.0 * power  # pragma: no cover - the loop always returns
-
-
 def _status(ax: Axes, x: float = 0.02, y: float = 0.96, ha: str = "left", va: str = "top") -> Any:
     """A one-line moving text in a corner of the axes (one line keeps a redraw cheap)."""
     return ax.text(x, y, "", transform=ax.transAxes, va=va, ha=ha, fontsize=8.5, animated=True,
                    bbox={"boxstyle": "round", "fc": "white", "ec": "#cccccc"})
 
 
-def _first_order_pct(taus: np.ndarray, delta: float, m: float) -> np.ndarray:
-    """``100 (δ/τ + τ/(2M))`` on a grid (``reliability.first_order_lost``, vectorised)."""
-    return 100.0 * (delta / taus + (0.0 if math.isinf(m) else taus / (2.0 * m)))
+def _first_order_pct(taus: Any, delta: float, m: float) -> list[float]:
+    """``first_order_lost`` in percent at each interval of a grid."""
+    return [100.0 * first_order_lost(float(t), delta, m) for t in taus]
 
 
-def _daly_pct(taus: np.ndarray, delta: float, m: float) -> np.ndarray:
-    """``100 (1 − T_s/T_w)`` of Daly's model without restart (``reliability.daly_lost``, vectorised)."""
-    if math.isinf(m):
-        return 100.0 * delta / (taus + delta)
-    ratio = (m / taus) * np.expm1(np.minimum((taus + delta) / m, 700.0))
-    return 100.0 * (1.0 - 1.0 / ratio)
+def _daly_pct(taus: Any, delta: float, m: float) -> list[float]:
+    """``daly_lost`` (no restart) in percent at each interval of a grid."""
+    return [100.0 * daly_lost(float(t), delta, m) for t in taus]
 
 
 def _fmt_s(seconds: float) -> str:
@@ -122,7 +102,7 @@ def view_young(ax: Axes) -> Updater:
 
 def young_explorer() -> ModelView:
     """Young's curve for any save time, GPU count and per-GPU MTBF (default: Llama 3, 60 s save)."""
-    return _unstretched(ModelView(
+    return ModelView(
         checkpoint_plan,
         [Slider("save_s", 5, 900, 60, 5, label="save δ (s)"),
          Slider("gpus", 8, 200_000, 16_384, 8, label="GPUs N"),
@@ -133,7 +113,7 @@ def young_explorer() -> ModelView:
                  "young_in_daly_pct": ".2f"},
         title="Young's interval and Daly's: time lost against the checkpoint interval",
         figsize=(6.2, 3.4),
-    ))
+    )
 
 
 # -- the interruption table for any GPU count ---------------------------------------------------
@@ -152,12 +132,10 @@ def view_interruptions(ax: Axes) -> Updater:
     status = _status(ax)
 
     def update(p: Inputs, mode: Any = None) -> None:
-        delta, per_gpu = float(p["save_s"]), float(p["gpu_mtbf_h"])
-        ms = 3600.0 * per_gpu / _GPUS
-        young.set_data(_GPUS, 100.0 * np.sqrt(2.0 * delta / ms))
-        xi = delta / (2.0 * ms)
-        taus = np.where(xi < 1.0, np.sqrt(2.0 * delta * ms) * (1.0 + np.sqrt(xi) / 3.0 + xi / 9.0) - delta, ms)
-        daly.set_data(_GPUS, 100.0 * (1.0 - taus / (ms * np.expm1(np.minimum((taus + delta) / ms, 700.0)))))
+        delta, rate = float(p["save_s"]), 1.0 / float(p["gpu_mtbf_h"])
+        ms = [job_mtbf_s(rate, int(n)) for n in _GPUS]
+        young.set_data(_GPUS, [100.0 * young_lost(delta, m) for m in ms])
+        daly.set_data(_GPUS, [100.0 * daly_lost(daly_interval(delta, m), delta, m) for m in ms])
         row = interruption_row(**p)
         marker.set_data([max(row.gpus, 8)], [max(row.young_lost_pct, 0.05)])
         status.set_text(f"{row.gpus:,} GPUs: {row.per_day:.3g} a day, {row.young_lost_pct:.1f}% lost")
@@ -167,7 +145,7 @@ def view_interruptions(ax: Axes) -> Updater:
 
 def interruption_explorer() -> ModelView:
     """Source 003's interruption table as a row for any GPU count, save time and per-GPU MTBF."""
-    return _unstretched(ModelView(
+    return ModelView(
         interruption_row,
         [Slider("gpus", 8, 200_000, 16_384, 8, label="GPUs N"),
          Slider("save_s", 5, 900, 60, 5, label="save δ (s)"),
@@ -177,7 +155,7 @@ def interruption_explorer() -> ModelView:
                  "daly_interval_s": ",.0f", "daly_lost_pct": ".1f"},
         title="The interruption table, one row at a time",
         figsize=(6.2, 3.4),
-    ))
+    )
 
 
 # -- the goodput budget -----------------------------------------------------------------------
@@ -228,7 +206,7 @@ def view_goodput(ax: Axes) -> Updater:
 
 def goodput_explorer() -> ModelView:
     """The goodput budget: failures, checkpoints and one straggler (default: Llama 3 scale)."""
-    return _unstretched(ModelView(
+    return ModelView(
         goodput_budget,
         [Slider("gpus", 8, 200_000, 16_384, 8, label="GPUs N"),
          Slider("gpu_mtbf_h", 5_000, 200_000, 50_677, 1, label="one GPU's MTBF (h)"),
@@ -242,7 +220,7 @@ def goodput_explorer() -> ModelView:
                  "availability_pct": ".1f", "daly_goodput_pct": ".1f"},
         title="Goodput against availability",
         figsize=(6.2, 3.0),
-    ))
+    )
 
 
 # -- static figures ---------------------------------------------------------------------------

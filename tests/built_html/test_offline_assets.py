@@ -20,16 +20,14 @@ tools/check_widgets_offline.py (needs Chromium).
 from __future__ import annotations
 
 import json
-import os
 import re
-from html.parser import HTMLParser
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
+from urllib.parse import urlsplit
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent.parent
-HTML_DIR = Path(os.environ.get("BOOK_HTML_DIR", REPO / "_build" / "html")).resolve()
+from built_site import HTML_DIR, local_target, page_refs
+
 STATIC_MATHJAX = HTML_DIR / "_static" / "mathjax"
 MATHJAX_JS = STATIC_MATHJAX / "tex-chtml.js"
 REMOTE = re.compile(r"^(https?:)?//", re.I)
@@ -43,41 +41,6 @@ VIEW_MIME = "application/vnd.jupyter.widget-view+json"
 MATH_ELEMENT = re.compile(
     r'<(span|div) class="math[^"]*">(.*?)</\1>', re.S
 )  # Sphinx's \(...\) / \[...\] containers
-
-if not (HTML_DIR / "index.html").is_file():
-    pytest.skip(
-        f"the book is not built ({HTML_DIR} has no index.html): "
-        "run `jupyter-book build . --all` first",
-        allow_module_level=True,
-    )
-
-
-class Refs(HTMLParser):
-    """Collect the <script> and <link rel=stylesheet> elements of a page, in order."""
-
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.scripts: list[dict[str, str | None]] = []
-        self.styles: list[str] = []
-
-    def handle_starttag(self, tag, attrs):
-        a = dict(attrs)
-        if tag == "script":
-            self.scripts.append(a)
-        elif tag == "link" and (a.get("rel") or "") == "stylesheet" and a.get("href"):
-            self.styles.append(a["href"])
-
-
-def refs(text: str) -> Refs:
-    parser = Refs()
-    parser.feed(text)
-    parser.close()
-    return parser
-
-
-def local_target(page: Path, url: str) -> Path:
-    return (page.parent / unquote(urlsplit(url).path)).resolve()
-
 
 PAGES = sorted(
     p for p in HTML_DIR.rglob("*.html") if "_static" not in p.relative_to(HTML_DIR).parts
@@ -94,8 +57,8 @@ def test_no_cdn_for_mathjax_requirejs_or_html_manager(page: Path):
 
 @pytest.mark.parametrize("page", PAGES, ids=IDS)
 def test_local_scripts_and_stylesheets_exist(page: Path):
-    r = refs(page.read_text(encoding="utf-8"))
-    urls = [s["src"] for s in r.scripts if s.get("src")] + r.styles
+    r = page_refs(page)
+    urls = r.srcs + r.styles
     missing = []
     for url in urls:
         if REMOTE.match(url) or urlsplit(url).scheme:
@@ -104,11 +67,6 @@ def test_local_scripts_and_stylesheets_exist(page: Path):
         if HTML_DIR not in target.parents or not target.is_file():
             missing.append(f"{url} -> {target}")
     assert not missing, f"{page.name} refers to files missing from the build: {missing}"
-
-
-def mathjax_srcs(page: Path) -> list[str]:
-    r = refs(page.read_text(encoding="utf-8"))
-    return [s["src"] for s in r.scripts if s.get("src") and "mathjax" in s["src"].lower()]
 
 
 MATH_PAGES = [p for p in PAGES if MATH_ELEMENT.search(p.read_text(encoding="utf-8"))]
@@ -122,7 +80,7 @@ def test_some_page_has_math():
     "page", MATH_PAGES, ids=[p.relative_to(HTML_DIR).as_posix() for p in MATH_PAGES]
 )
 def test_math_pages_load_vendored_mathjax_then_the_widget_shim(page: Path):
-    scripts = refs(page.read_text(encoding="utf-8")).scripts
+    scripts = [attrs for attrs, _ in page_refs(page).scripts]
     srcs = [s.get("src") or "" for s in scripts]
     mj = [i for i, s in enumerate(srcs) if Path(urlsplit(s).path).name == MATHJAX_JS.name]
     assert len(mj) == 1, f"expected one <script src=.../{MATHJAX_JS.name}>, found {srcs}"

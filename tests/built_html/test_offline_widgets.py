@@ -13,60 +13,20 @@ real in-browser check is tools/check_widgets_offline.py (needs Chromium).
 from __future__ import annotations
 
 import json
-import os
 import re
-from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 
-HTML_DIR = Path(
-    os.environ.get("BOOK_HTML_DIR", Path(__file__).resolve().parent.parent.parent / "_build" / "html")
-)
+from built_site import HTML_DIR, local_target, page_refs
+
 STATE_MIME = "application/vnd.jupyter.widget-state+json"
 VIEW_MIME = "application/vnd.jupyter.widget-view+json"
 # The scripts the widget pages need, in the order they must load.
 WIDGET_JS = ("require.js", "widgets-paths.js", "embed-amd.js")
 REMOTE = re.compile(r"^(https?:)?//", re.I)
 WIDGET_SCRIPT = re.compile(r"require(\.min)?\.js|html-manager|embed-amd|widgets-paths", re.I)
-
-if not (HTML_DIR / "index.html").is_file():
-    pytest.skip(
-        f"the book is not built ({HTML_DIR} has no index.html): "
-        "run `jupyter-book build . --all` first",
-        allow_module_level=True,
-    )
-
-
-class Scripts(HTMLParser):
-    """Collect every <script>: its attributes and its inline text."""
-
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.scripts: list[tuple[dict[str, str | None], str]] = []
-        self._current: dict[str, str | None] | None = None
-        self._text: list[str] = []
-
-    def handle_starttag(self, tag, attrs):
-        if tag == "script":
-            self._current, self._text = dict(attrs), []
-
-    def handle_data(self, data):
-        if self._current is not None:
-            self._text.append(data)
-
-    def handle_endtag(self, tag):
-        if tag == "script" and self._current is not None:
-            self.scripts.append((self._current, "".join(self._text)))
-            self._current = None
-
-
-def parse(page: Path) -> list[tuple[dict[str, str | None], str]]:
-    parser = Scripts()
-    parser.feed(page.read_text(encoding="utf-8"))
-    parser.close()
-    return parser.scripts
 
 
 def widget_pages() -> list[Path]:
@@ -88,8 +48,8 @@ def test_some_chapter_shows_widgets():
 
 @pytest.mark.parametrize("page", PAGES, ids=[p.relative_to(HTML_DIR).as_posix() for p in PAGES])
 def test_widgets_load_locally(page: Path):
-    scripts = parse(page)
-    srcs = [attrs["src"] for attrs, _ in scripts if attrs.get("src")]
+    refs = page_refs(page)
+    scripts, srcs = refs.scripts, refs.srcs
 
     remote = [s for s in srcs if REMOTE.match(s) and WIDGET_SCRIPT.search(s)]
     assert not remote, f"widget JavaScript loaded from the internet: {remote}"
@@ -100,7 +60,7 @@ def test_widgets_load_locally(page: Path):
         hits = [s for s in srcs if Path(urlsplit(s).path).name == name]
         assert len(hits) == 1, f"expected one <script src=.../{name}>, found {hits}"
         found.append(srcs.index(hits[0]))
-        target = (page.parent / urlsplit(hits[0]).path).resolve()
+        target = local_target(page, hits[0])
         assert target.is_file(), f"{hits[0]} -> {target} does not exist in the build"
         assert HTML_DIR.resolve() in target.parents, f"{hits[0]} points outside {HTML_DIR}"
     assert found == sorted(found), f"scripts out of order, expected {WIDGET_JS}: {srcs}"
@@ -116,7 +76,7 @@ def test_widgets_load_locally(page: Path):
 
 @pytest.mark.parametrize("page", PAGES, ids=[p.relative_to(HTML_DIR).as_posix() for p in PAGES])
 def test_widget_state_is_embedded(page: Path):
-    scripts = parse(page)
+    scripts = page_refs(page).scripts
     states = [text for attrs, text in scripts if attrs.get("type") == STATE_MIME]
     assert len(states) == 1, f"expected one <script type={STATE_MIME!r}>, found {len(states)}"
     state = json.loads(states[0])["state"]
