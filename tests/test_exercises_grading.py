@@ -181,8 +181,8 @@ PLANTED = (
                          ids=[f"{s[:4]}-{q}-{k}-{i}" for i, (s, q, _, k, _) in enumerate(PLANTED)])
 def test_a_planted_mistake_fails_its_question_and_names_the_misconception(
         assigned, solved, stem, question, planted, key, section):
-    import clustermath.placement_feedback  # noqa: F401  (registers chapter 3's misconceptions)
-    import clustermath.reliability_feedback  # noqa: F401  (registers chapter 2's misconceptions)
+    import clustermath.feedback.placement  # noqa: F401  (registers chapter 3's misconceptions)
+    import clustermath.feedback.reliability  # noqa: F401  (registers chapter 2's misconceptions)
     from clustermath.feedback import CATALOGUE
 
     autograder_nb, _ = assigned[stem]

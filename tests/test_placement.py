@@ -307,7 +307,7 @@ def test_step_traffic_errors():
 # -- the views ----------------------------------------------------------------------------------
 
 def test_explorer_reports_the_model_and_floors_the_domain_at_tp():
-    from clustermath.placement_views import placement_explorer
+    from clustermath.views.placement import placement_explorer
 
     e = placement_explorer()
     assert repr(e) == "ModelView(placement)"

@@ -41,7 +41,7 @@ def registries() -> dict[str, Callable[[], Any]]:
         module = importlib.import_module(f"clustermath.{info.name}")
         for name, factory in getattr(module, "EXPLORERS", {}).items():
             found[f"{info.name}:{name}"] = factory
-    from clustermath.debug_lab import lab_explorer
+    from clustermath.views.peak import lab_explorer
 
     found["debug_lab:lab_explorer"] = lab_explorer
     return found

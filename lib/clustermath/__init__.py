@@ -1,8 +1,22 @@
 """clustermath: the models behind *AI Training Clusters*.
 
-Small pure functions, one module per topic, each with its formula, units and
-source in the docstring. Notebooks import from here; widgets are thin views
-over these functions; tests pin every number the book prints.
+The package has three layers, and its folders show them:
+
+* the top level holds the **models**: small pure functions, one module per
+  topic, each with its formula, units and source in the docstring, plus the
+  shared plumbing (``validate`` for argument checks, ``check`` for the
+  notebooks' check lines, ``ports`` and ``runner`` for source 000's contract);
+  ``compositions/`` combines chapter 1's models into its worked tables, its
+  peak-to-delivered budget and its debug lab;
+* ``views/`` holds the widget explorers and figures (ipywidgets, matplotlib),
+  one module per chapter over ``views/base.py``;
+* ``feedback/`` holds the exercises' grading feedback: the matching machinery
+  in ``feedback/core.py`` and one catalogue of misconceptions per chapter.
+
+Models never import views or feedback; ``tests/test_layers.py`` enforces it.
+Every model is importable from here (``from clustermath import young_interval``),
+except ``placement.placement``, whose name is its module's: import it as
+``from clustermath.placement import placement``.
 """
 from .activations import ActivationMemory, activation_memory
 from .assembled import PROPERTIES, TrainingClusterModel, failed_properties, training_cluster_model
@@ -17,6 +31,14 @@ from .ports import U16_MAX
 from .runner import Tally, run, spec_of
 from .scaling import ClusterScale, cluster_scale
 from .stragglers import StragglerStep, straggler_step
+from .reliability import *  # noqa: F401,F403  chapter 2: the record, Young, Daly, the interruption table
+from .reliability import __all__ as _reliability_all
+from .goodput import *  # noqa: F401,F403  chapter 2: stragglers, goodput, the blast radius
+from .goodput import __all__ as _goodput_all
+from .placement import (  # chapter 3: where TP, PP and DP land  (placement() itself: see above)
+    MAX_GPUS, NetworkTraffic, Placement, StepTraffic, TpGroupLayout, hops_crossing_formula,
+    network_traffic, step_traffic, tp_group_layout,
+)
 
 MODELS = (
     cluster_scale,
@@ -40,4 +62,7 @@ __all__ = [
     "cluster_scale", "collective_cost", "fabric_bisection", "failed_properties",
     "failure_recovery", "pipeline_bubble", "ring_factor", "run", "spec_of", "straggler_step",
     "training_cluster_model",
+    "MAX_GPUS", "NetworkTraffic", "Placement", "StepTraffic", "TpGroupLayout",
+    "hops_crossing_formula", "network_traffic", "step_traffic", "tp_group_layout",
+    *_reliability_all, *_goodput_all,
 ]

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .ports import flag, sat16, u16
+from .ports import sat16
+from .validate import flag, port16
 from .runner import counted, output_ports
 
 
@@ -59,10 +60,10 @@ def activation_memory(
 
     Source: source 000, section 11 (RTL 7).
     """
-    layers = u16("layers", layers)
-    batch = u16("batch", batch)
-    act_per_layer_mb = u16("act_per_layer_mb", act_per_layer_mb)
-    hbm_mb = u16("hbm_mb", hbm_mb)
+    layers = port16("layers", layers)
+    batch = port16("batch", batch)
+    act_per_layer_mb = port16("act_per_layer_mb", act_per_layer_mb)
+    hbm_mb = port16("hbm_mb", hbm_mb)
     recompute = flag("recompute", recompute)
     ignore_activations = flag("ignore_activations", ignore_activations)
 

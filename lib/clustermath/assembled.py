@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .ports import flag
+from .validate import flag
 from .runner import counted, output_ports
 
 PROPERTIES: tuple[tuple[str, str], ...] = (

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .ports import U16_MAX, flag, sat16, u16
+from .ports import U16_MAX, sat16
+from .validate import flag, port16
 from .runner import counted, output_ports
 
 AFFORDABLE_OVERHEAD_PCT = 10
@@ -55,9 +56,9 @@ def checkpoint_cost(
 
     Source: source 000, section 8 (RTL 4).
     """
-    footprint_gb = u16("footprint_gb", footprint_gb)
-    tier_gbps = u16("tier_gbps", tier_gbps)
-    interval_s = u16("interval_s", interval_s)
+    footprint_gb = port16("footprint_gb", footprint_gb)
+    tier_gbps = port16("tier_gbps", tier_gbps)
+    interval_s = port16("interval_s", interval_s)
     ignore_checkpoint = flag("ignore_checkpoint", ignore_checkpoint)
 
     if ignore_checkpoint:

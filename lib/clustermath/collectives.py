@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .ports import U16_MAX, flag, sat16, u16
+from .ports import U16_MAX, sat16
+from .validate import flag, port16
 from .runner import counted, output_ports
 
 MS_PER_GB_AT_1_GBPS = 8000
@@ -29,7 +30,7 @@ class CollectiveCost:
 
 def ring_factor(nodes: int) -> float:
     """Exact ring all-reduce traffic per byte of gradient, 2(N-1)/N (0 for N = 0)."""
-    nodes = u16("nodes", nodes)
+    nodes = port16("nodes", nodes)
     return 0.0 if nodes == 0 else 2 * (nodes - 1) / nodes
 
 
@@ -64,10 +65,10 @@ def collective_cost(
 
     Source: source 000, section 6 (RTL 2).
     """
-    bytes_gb = u16("bytes_gb", bytes_gb)
-    nodes = u16("nodes", nodes)
-    fabric_gbps = u16("fabric_gbps", fabric_gbps)
-    budget_ms = u16("budget_ms", budget_ms)
+    bytes_gb = port16("bytes_gb", bytes_gb)
+    nodes = port16("nodes", nodes)
+    fabric_gbps = port16("fabric_gbps", fabric_gbps)
+    budget_ms = port16("budget_ms", budget_ms)
     ignore_topology = flag("ignore_topology", ignore_topology)
 
     if ignore_topology:

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .ports import U16_MAX, flag, sat16, u16
+from .ports import U16_MAX, sat16
+from .validate import flag, port16
 from .runner import counted, output_ports
 
 ACCEPTABLE_COST_PER_USEFUL = 1500
@@ -62,10 +63,10 @@ def cluster_economics(
 
     Source: source 000, section 13 (RTL 9).
     """
-    nodes = u16("nodes", nodes)
-    node_cost = u16("node_cost", node_cost)
-    node_tflops = u16("node_tflops", node_tflops)
-    efficiency_pct = u16("efficiency_pct", efficiency_pct, high=100)  # no cluster beats its peak
+    nodes = port16("nodes", nodes)
+    node_cost = port16("node_cost", node_cost)
+    node_tflops = port16("node_tflops", node_tflops)
+    efficiency_pct = port16("efficiency_pct", efficiency_pct, high=100)  # no cluster beats its peak
     ignore_efficiency = flag("ignore_efficiency", ignore_efficiency)
 
     total = sat16(nodes * node_cost)

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .ports import flag, sat16, u16
+from .ports import sat16
+from .validate import flag, port16
 from .runner import counted, output_ports
 
 
@@ -50,10 +51,10 @@ def fabric_bisection(
 
     Source: source 000, section 12 (RTL 8).
     """
-    nodes = u16("nodes", nodes)
-    link_gbps = u16("link_gbps", link_gbps)
-    oversub_x = u16("oversub_x", oversub_x)
-    demand_gbps = u16("demand_gbps", demand_gbps)
+    nodes = port16("nodes", nodes)
+    link_gbps = port16("link_gbps", link_gbps)
+    oversub_x = port16("oversub_x", oversub_x)
+    demand_gbps = port16("demand_gbps", demand_gbps)
     assume_full = flag("assume_full", assume_full)
 
     full = sat16(nodes * link_gbps // 2)

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .ports import U16_MAX, flag, sat16, u16
+from .ports import U16_MAX, sat16
+from .validate import flag, port16
 from .runner import counted, output_ports
 
 TOLERABLE_LOST_MIN_PER_DAY = 60
@@ -60,9 +61,9 @@ def failure_recovery(
 
     Source: source 000, section 9 (RTL 5).
     """
-    nodes = u16("nodes", nodes)
-    node_mtbf_h = u16("node_mtbf_h", node_mtbf_h)
-    interval_min = u16("interval_min", interval_min)
+    nodes = port16("nodes", nodes)
+    node_mtbf_h = port16("node_mtbf_h", node_mtbf_h)
+    interval_min = port16("interval_min", interval_min)
     ignore_failures = flag("ignore_failures", ignore_failures)
 
     if ignore_failures or nodes == 0:

@@ -13,8 +13,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from .validate import real, whole
 from .reliability import (
-    HOURS_PER_DAY, _count, _real, daly_lost, job_mtbf_s, young_interval,
+    HOURS_PER_DAY, daly_lost, job_mtbf_s, young_interval,
 )
 
 __all__ = [
@@ -50,8 +51,8 @@ def straggler_tax(*, speed: float, gpus: int) -> StragglerTax:
 
     Source: source 002 ("one GPU running at 90% ...").
     """
-    s = _real("speed", speed, low=0.0, high=1.0, low_open=True)
-    n = _count("gpus", gpus, low=1)
+    s = real("speed", speed, low=0.0, high=1.0, low_open=True)
+    n = whole("gpus", gpus, low=1, integral_only=False)
     return StragglerTax(
         step_time_factor=1.0 / s,
         step_longer_pct=100.0 * (1.0 / s - 1.0),
@@ -86,10 +87,10 @@ def eject_or_keep(*, gpus: int, speed: float, diagnose_h: float, eject_min: floa
 
     Source: source 002 (ejecting a suspected straggler instead of diagnosing it in place).
     """
-    n = _count("gpus", gpus, low=1)
-    s = _real("speed", speed, low=0.0, high=1.0, low_open=True)
-    d = _real("diagnose_h", diagnose_h)
-    e = _real("eject_min", eject_min)
+    n = whole("gpus", gpus, low=1, integral_only=False)
+    s = real("speed", speed, low=0.0, high=1.0, low_open=True)
+    d = real("diagnose_h", diagnose_h)
+    e = real("eject_min", eject_min)
     keep = n * d * (1.0 - s)
     eject = n * e / 60.0
     return EjectOrKeep(
@@ -148,12 +149,12 @@ def goodput_budget(*, gpus: int, gpu_mtbf_h: float, save_s: float, restart_s: fl
 
     Source: source 002 (goodput, availability); Young (1974); Daly (2006).
     """
-    n = _count("gpus", gpus, low=1)
-    per_gpu = _real("gpu_mtbf_h", gpu_mtbf_h, low_open=True, allow_inf=True)
-    delta = _real("save_s", save_s, low_open=True)
-    r = _real("restart_s", restart_s)
-    x = _real("interval_x", interval_x, low_open=True)
-    s = _real("straggler_speed", straggler_speed, low=0.0, high=1.0, low_open=True)
+    n = whole("gpus", gpus, low=1, integral_only=False)
+    per_gpu = real("gpu_mtbf_h", gpu_mtbf_h, low_open=True, allow_inf=True)
+    delta = real("save_s", save_s, low_open=True)
+    r = real("restart_s", restart_s)
+    x = real("interval_x", interval_x, low_open=True)
+    s = real("straggler_speed", straggler_speed, low=0.0, high=1.0, low_open=True)
     m = job_mtbf_s(1.0 / per_gpu, n)
     if math.isinf(m):
         tau = math.inf
@@ -224,12 +225,12 @@ def blast_radius(*, job_gpus: int, domain_gpus: int, failed_gpus: int, replica_g
     Source: source 002 (a tray is 4 GPUs of a 72-GPU NVLink domain; an 8-GPU
     server loses 8 GPUs and one replica).
     """
-    job = _count("job_gpus", job_gpus, low=1)
-    domain = _count("domain_gpus", domain_gpus, low=1)
-    failed = _count("failed_gpus", failed_gpus, low=1)
+    job = whole("job_gpus", job_gpus, low=1, integral_only=False)
+    domain = whole("domain_gpus", domain_gpus, low=1, integral_only=False)
+    failed = whole("failed_gpus", failed_gpus, low=1, integral_only=False)
     if failed > domain:
         raise ValueError(f"failed_gpus must be in 1..domain_gpus = 1..{domain}, got {failed_gpus!r}")
-    replica = _count("replica_gpus", replica_gpus, low=1)
+    replica = whole("replica_gpus", replica_gpus, low=1, integral_only=False)
     if replica > job:
         raise ValueError(f"replica_gpus must be in 1..job_gpus = 1..{job}, got {replica_gpus!r}")
     idled = min(domain, job)

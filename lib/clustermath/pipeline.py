@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .ports import flag, u16
+from .validate import flag, port16
 from .runner import counted, output_ports
 
 ACCEPTABLE_BUBBLE_PCT = 20
@@ -29,8 +29,8 @@ class PipelineBubble:
 
 def bubble_fraction(stages: int, microbatches: int) -> float:
     """Exact bubble share (S-1)/(M+S-1) as a real number (0 when the denominator is 0)."""
-    stages = u16("stages", stages, low=1)
-    microbatches = u16("microbatches", microbatches)
+    stages = port16("stages", stages, low=1)
+    microbatches = port16("microbatches", microbatches)
     denom = microbatches + stages - 1
     return 0.0 if denom == 0 else (stages - 1) / denom
 
@@ -64,8 +64,8 @@ def pipeline_bubble(*, stages: int, microbatches: int, ignore_bubble: bool = Fal
 
     Source: source 000, section 7 (RTL 3).
     """
-    stages = u16("stages", stages, low=1)
-    microbatches = u16("microbatches", microbatches)
+    stages = port16("stages", stages, low=1)
+    microbatches = port16("microbatches", microbatches)
     ignore_bubble = flag("ignore_bubble", ignore_bubble)
 
     denom = microbatches + stages - 1

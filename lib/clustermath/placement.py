@@ -33,6 +33,8 @@ from typing import Literal
 
 import numpy as np
 
+from .validate import whole
+
 __all__ = [
     "MAX_GPUS",
     "NetworkTraffic",
@@ -51,13 +53,6 @@ MAX_GPUS = 1 << 20
 
 AXES = ("tp", "pp", "dp")
 Packing = Literal["groups", "ranks"]
-
-
-def _whole(name: str, value: object, low: int, high: int) -> int:
-    """``value`` as an int in ``low..high``; ``ValueError`` naming ``name`` and the range otherwise."""
-    if isinstance(value, bool) or not isinstance(value, Integral) or not low <= int(value) <= high:
-        raise ValueError(f"{name} must be a whole number in {low:,}..{high:,}, got {value!r}")
-    return int(value)
 
 
 def _order(order: str | tuple[str, ...]) -> tuple[str, str, str]:
@@ -186,10 +181,10 @@ def placement(tp: int, pp: int, dp: int, domain_size: int, *, order: str = "tp,p
     228 NVL72 racks and 213 crossing hops; 128 of 128 data-parallel groups on
     the network) from source 003.
     """
-    tp = _whole("tp", tp, 1, MAX_GPUS)
-    pp = _whole("pp", pp, 1, MAX_GPUS)
-    dp = _whole("dp", dp, 1, MAX_GPUS)
-    domain_size = _whole("domain_size", domain_size, 1, MAX_GPUS)
+    tp = whole("tp", tp, low=1, high=MAX_GPUS)
+    pp = whole("pp", pp, low=1, high=MAX_GPUS)
+    dp = whole("dp", dp, low=1, high=MAX_GPUS)
+    domain_size = whole("domain_size", domain_size, low=1, high=MAX_GPUS)
     axes = _order(order)
     if packing not in ("groups", "ranks"):
         raise ValueError(f"packing must be 'groups' or 'ranks', got {packing!r}")
@@ -259,9 +254,9 @@ def hops_crossing_formula(pp: int, dp: int, groups_per_domain: int) -> tuple[int
 
     Returns ``(crossing, domain starts, domain starts that are also replica starts)``.
     """
-    pp = _whole("pp", pp, 1, MAX_GPUS)
-    dp = _whole("dp", dp, 1, MAX_GPUS)
-    k = _whole("groups_per_domain", groups_per_domain, 1, MAX_GPUS)
+    pp = whole("pp", pp, low=1, high=MAX_GPUS)
+    dp = whole("dp", dp, low=1, high=MAX_GPUS)
+    k = whole("groups_per_domain", groups_per_domain, low=1, high=MAX_GPUS)
     last = pp * dp - 1
     starts, both = last // k, last // math.lcm(k, pp)
     return starts - both, starts, both
@@ -378,15 +373,15 @@ def step_traffic(*, tp: int, pp: int, dp: int, layers: int, hidden: int, tokens_
     Raises ``ValueError`` naming the argument and its range for
     non-positive sizes, or when tokens do not split into whole microbatches.
     """
-    tp = _whole("tp", tp, 1, MAX_GPUS)
-    pp = _whole("pp", pp, 1, MAX_GPUS)
-    dp = _whole("dp", dp, 1, MAX_GPUS)
-    layers = _whole("layers", layers, 1, 1 << 20)
-    hidden = _whole("hidden", hidden, 1, 1 << 24)
-    tokens_per_step = _whole("tokens_per_step", tokens_per_step, 1, 1 << 40)
-    microbatch_tokens = _whole("microbatch_tokens", microbatch_tokens, 1, 1 << 40)
-    act_bytes = _whole("act_bytes", act_bytes, 1, 8)
-    grad_bytes = _whole("grad_bytes", grad_bytes, 1, 8)
+    tp = whole("tp", tp, low=1, high=MAX_GPUS)
+    pp = whole("pp", pp, low=1, high=MAX_GPUS)
+    dp = whole("dp", dp, low=1, high=MAX_GPUS)
+    layers = whole("layers", layers, low=1, high=1 << 20)
+    hidden = whole("hidden", hidden, low=1, high=1 << 24)
+    tokens_per_step = whole("tokens_per_step", tokens_per_step, low=1, high=1 << 40)
+    microbatch_tokens = whole("microbatch_tokens", microbatch_tokens, low=1, high=1 << 40)
+    act_bytes = whole("act_bytes", act_bytes, low=1, high=8)
+    grad_bytes = whole("grad_bytes", grad_bytes, low=1, high=8)
     if not (isinstance(params, (int, float)) and not isinstance(params, bool) and params > 0):
         raise ValueError(f"params must be a positive number of parameters, got {params!r}")
     per_replica, rem = divmod(tokens_per_step, dp)

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from numbers import Real
 from typing import Iterable, Sequence
 
+from .validate import real, whole
+
 __all__ = [
     "AsyncCheckpoint", "CheckpointPlan", "InterruptionRecord", "InterruptionRow", "LLAMA3_405B",
     "RootCause", "RootCauseCheck", "SOURCE_003_TABLE", "async_checkpoint", "checkpoint_plan",
@@ -35,31 +37,6 @@ __all__ = [
 
 SECONDS_PER_HOUR = 3600.0
 HOURS_PER_DAY = 24.0
-
-
-# -- argument checks ---------------------------------------------------------------
-
-def _real(name: str, value: object, *, low: float = 0.0, high: float = math.inf,
-          low_open: bool = False, allow_inf: bool = False) -> float:
-    """Return ``value`` as float if it is a real number in the range, else raise ValueError."""
-    lo = "(" if low_open else "["
-    hi = "]" if allow_inf or high != math.inf else ")"
-    rng = f"{lo}{low:g}, {'inf' if high == math.inf else format(high, 'g')}{hi}"
-    if isinstance(value, bool) or not isinstance(value, Real):
-        raise ValueError(f"{name} must be a number in {rng}, got {value!r} ({type(value).__name__})")
-    x = float(value)
-    if math.isnan(x) or (math.isinf(x) and not allow_inf) or x < low or x > high or (low_open and x == low):
-        raise ValueError(f"{name} must be in {rng}, got {value!r}")
-    return x
-
-
-def _count(name: str, value: object, *, low: int = 0) -> int:
-    """Return ``value`` as int if it is a whole number >= low, else raise ValueError."""
-    if isinstance(value, bool) or not isinstance(value, Real) or float(value) != int(value):
-        raise ValueError(f"{name} must be a whole number in {low}..inf, got {value!r}")
-    if int(value) < low:
-        raise ValueError(f"{name} must be in {low}..inf, got {value!r}")
-    return int(value)
 
 
 # -- the published record ------------------------------------------------------------
@@ -219,9 +196,9 @@ def gpu_failure_rate(interruptions: int, gpus: int, days: float) -> float:
 
     Source: source 003, "Maths"; the record is Grattafiori et al. (2024).
     """
-    interruptions = _count("interruptions", interruptions)
-    gpus = _count("gpus", gpus, low=1)
-    days = _real("days", days, low=0.0, low_open=True)
+    interruptions = whole("interruptions", interruptions, integral_only=False)
+    gpus = whole("gpus", gpus, low=1, integral_only=False)
+    days = real("days", days, low=0.0, low_open=True)
     return interruptions / (gpus * days * HOURS_PER_DAY)
 
 
@@ -233,8 +210,8 @@ def job_mtbf_s(rate_per_gpu_h: float, gpus: int) -> float:
 
     Source: source 003, "Maths" (``M = 1/(λN)``, λ per GPU-hour).
     """
-    lam = _real("rate_per_gpu_h", rate_per_gpu_h)
-    gpus = _count("gpus", gpus)
+    lam = real("rate_per_gpu_h", rate_per_gpu_h)
+    gpus = whole("gpus", gpus, integral_only=False)
     rate = lam * gpus
     return math.inf if rate == 0 else SECONDS_PER_HOUR / rate
 
@@ -251,9 +228,9 @@ def first_order_lost(interval_s: float, save_s: float, mtbf_s: float) -> float:
 
     Source: Young (1974); source 002; source 003, "Maths".
     """
-    tau = _real("interval_s", interval_s, low_open=True, allow_inf=True)
-    delta = _real("save_s", save_s)
-    m = _real("mtbf_s", mtbf_s, low_open=True, allow_inf=True)
+    tau = real("interval_s", interval_s, low_open=True, allow_inf=True)
+    delta = real("save_s", save_s)
+    m = real("mtbf_s", mtbf_s, low_open=True, allow_inf=True)
     if math.isinf(tau):
         return 0.0 if math.isinf(m) else math.inf
     return delta / tau + (0.0 if math.isinf(m) else tau / (2.0 * m))
@@ -268,8 +245,8 @@ def young_interval(save_s: float, mtbf_s: float) -> float:
 
     Source: Young (1974); source 002; source 003 (``tau = sqrt(2 * saveS * mtbf)``).
     """
-    delta = _real("save_s", save_s)
-    m = _real("mtbf_s", mtbf_s, low_open=True, allow_inf=True)
+    delta = real("save_s", save_s)
+    m = real("mtbf_s", mtbf_s, low_open=True, allow_inf=True)
     if math.isinf(m):
         return math.inf
     return math.sqrt(2.0 * delta * m)
@@ -284,8 +261,8 @@ def young_lost(save_s: float, mtbf_s: float) -> float:
 
     Source: Young (1974); source 002 ("minimum overhead is √(2C/M)").
     """
-    delta = _real("save_s", save_s)
-    m = _real("mtbf_s", mtbf_s, low_open=True, allow_inf=True)
+    delta = real("save_s", save_s)
+    m = real("mtbf_s", mtbf_s, low_open=True, allow_inf=True)
     return 0.0 if math.isinf(m) else math.sqrt(2.0 * delta / m)
 
 
@@ -305,8 +282,8 @@ def daly_interval(save_s: float, mtbf_s: float) -> float:
 
     Source: Daly (2006), Future Generation Computer Systems 22(3), 303-312.
     """
-    delta = _real("save_s", save_s)
-    m = _real("mtbf_s", mtbf_s, low_open=True, allow_inf=True)
+    delta = real("save_s", save_s)
+    m = real("mtbf_s", mtbf_s, low_open=True, allow_inf=True)
     if math.isinf(m):
         return math.inf
     if delta >= 2.0 * m:
@@ -329,10 +306,10 @@ def daly_wall_ratio(interval_s: float, save_s: float, mtbf_s: float, restart_s: 
 
     Source: Daly (2006), the complete cost function.
     """
-    tau = _real("interval_s", interval_s, low_open=True)
-    delta = _real("save_s", save_s)
-    m = _real("mtbf_s", mtbf_s, low_open=True, allow_inf=True)
-    r = _real("restart_s", restart_s)
+    tau = real("interval_s", interval_s, low_open=True)
+    delta = real("save_s", save_s)
+    m = real("mtbf_s", mtbf_s, low_open=True, allow_inf=True)
+    r = real("restart_s", restart_s)
     if math.isinf(m):
         return (tau + delta) / tau
     exponent = (tau + delta) / m
@@ -358,8 +335,8 @@ def daly_exact_interval(save_s: float, mtbf_s: float) -> float:
     principal Lambert W. Solved here by bisection on u in (0, 1). Independent
     of the restart time. ``0`` for a free save, ``math.inf`` when nothing fails.
     """
-    delta = _real("save_s", save_s)
-    m = _real("mtbf_s", mtbf_s, low_open=True, allow_inf=True)
+    delta = real("save_s", save_s)
+    m = real("mtbf_s", mtbf_s, low_open=True, allow_inf=True)
     if math.isinf(m):
         return math.inf
     if delta == 0.0:
@@ -408,9 +385,9 @@ def interruption_row(gpus: int, save_s: float = 60.0,
 
     Source: source 003, the interruption table (60 s save).
     """
-    gpus = _count("gpus", gpus)
-    delta = _real("save_s", save_s)
-    per_gpu = _real("gpu_mtbf_h", gpu_mtbf_h, low_open=True, allow_inf=True)
+    gpus = whole("gpus", gpus, integral_only=False)
+    delta = real("save_s", save_s)
+    per_gpu = real("gpu_mtbf_h", gpu_mtbf_h, low_open=True, allow_inf=True)
     lam = 1.0 / per_gpu
     m = job_mtbf_s(lam, gpus)
     daly = daly_interval(delta, m)
@@ -449,8 +426,8 @@ def rounding_tol(stated: float, sig: int = 3) -> float:
     A computed value matches a rounded figure when it lies within this of it,
     e.g. ``rounding_tol(178_000) == 500`` and ``rounding_tol(0.485) == 0.0005``.
     """
-    x = _real("stated", abs(stated), low_open=True)
-    sig = _count("sig", sig, low=1)
+    x = real("stated", abs(stated), low_open=True)
+    sig = whole("sig", sig, low=1, integral_only=False)
     return 0.5 * 10.0 ** (math.floor(math.log10(x)) - sig + 1)
 
 
@@ -523,9 +500,9 @@ def async_checkpoint(*, persist_s: float, copy_s: float, mtbf_s: float) -> Async
 
     Source: source 002 (asynchronous checkpointing); Young (1974).
     """
-    persist = _real("persist_s", persist_s, low_open=True)
-    copy = _real("copy_s", copy_s, low=0.0, high=persist, low_open=True)
-    m = _real("mtbf_s", mtbf_s, low_open=True, allow_inf=True)
+    persist = real("persist_s", persist_s, low_open=True)
+    copy = real("copy_s", copy_s, low=0.0, high=persist, low_open=True)
+    m = real("mtbf_s", mtbf_s, low_open=True, allow_inf=True)
     sync_lost, async_lost = young_lost(persist, m), young_lost(copy, m)
     tau_async = young_interval(copy, m)
     return AsyncCheckpoint(

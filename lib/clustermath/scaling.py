@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .ports import flag, sat16, u16
+from .ports import sat16
+from .validate import flag, port16
 from .runner import counted, output_ports
 
 SCALES_WELL_PCT = 75
@@ -62,10 +63,10 @@ def cluster_scale(
 
     Source: source 000, section 5 (RTL 1).
     """
-    nodes = u16("nodes", nodes)
-    node_tflops = u16("node_tflops", node_tflops)
-    compute_ms = u16("compute_ms", compute_ms)
-    comm_ms = u16("comm_ms", comm_ms)
+    nodes = port16("nodes", nodes)
+    node_tflops = port16("node_tflops", node_tflops)
+    compute_ms = port16("compute_ms", compute_ms)
+    comm_ms = port16("comm_ms", comm_ms)
     ignore_comm = flag("ignore_comm", ignore_comm)
 
     ideal = sat16(nodes * node_tflops)

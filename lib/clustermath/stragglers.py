@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .ports import flag, sat16, u16
+from .ports import sat16
+from .validate import flag, port16
 from .runner import counted, output_ports
 
 TOLERABLE_WASTE_PCT = 10
@@ -54,8 +55,8 @@ def straggler_step(*, mean_ms: int, slowest_ms: int, assume_uniform: bool = Fals
 
     Source: source 000, section 10 (RTL 6).
     """
-    mean_ms = u16("mean_ms", mean_ms)
-    slowest_ms = u16("slowest_ms", slowest_ms)
+    mean_ms = port16("mean_ms", mean_ms)
+    slowest_ms = port16("slowest_ms", slowest_ms)
     assume_uniform = flag("assume_uniform", assume_uniform)
     if slowest_ms < mean_ms:
         raise ValueError(

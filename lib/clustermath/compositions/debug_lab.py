@@ -14,14 +14,13 @@ per useful TFLOPS from about 1400 to about 2400.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-from .collectives import collective_cost, ring_factor
-from .economics import cluster_economics
-from .fabric import fabric_bisection
-from .pipeline import bubble_fraction, pipeline_bubble
-from .scaling import cluster_scale
-from .stragglers import straggler_step
+from ..collectives import collective_cost, ring_factor
+from ..economics import cluster_economics
+from ..fabric import fabric_bisection
+from ..pipeline import bubble_fraction, pipeline_bubble
+from ..scaling import cluster_scale
+from ..stragglers import straggler_step
 
 NODE_TFLOPS = 100
 """Node peak used throughout chapter 1, TFLOPS (source 000, sections 5 and 13)."""
@@ -209,52 +208,3 @@ def lab_summary(share_32_pct: int = 70, share_64_pct: int = 41, microbatches: in
         ("cost per useful TFLOPS", f"{bill.before:,}", f"{bill.after:,}"),
     ]
 
-
-def lab_explorer() -> Any:
-    """An interactive replay of the lab: sliders for its stated inputs, a table of what they imply."""
-    return _lab_explorer_class()()
-
-
-def _lab_explorer_class() -> type:
-    import ipywidgets as W
-
-    class LabExplorer(W.VBox):
-        """Sliders for the lab's inputs and a table of what they imply; a view over ``lab_summary``."""
-
-        def __init__(self) -> None:
-            style = {"description_width": "170px"}
-            layout = W.Layout(width="420px")
-            self.controls = {
-                "share_32_pct": W.IntSlider(70, 1, 100, description="compute share, 32 nodes", style=style, layout=layout),
-                "share_64_pct": W.IntSlider(41, 1, 100, description="compute share, 64 nodes", style=style, layout=layout),
-                "microbatches": W.IntSlider(32, 1, 256, description="microbatches", style=style, layout=layout),
-                "slowest_ms": W.IntSlider(244, 180, 400, description="slowest rank (ms)", style=style, layout=layout),
-            }
-            self.table = W.HTML()
-            for widget in self.controls.values():
-                widget.observe(lambda change: self.update(), names="value")
-            super().__init__([W.HTML("<b>Debug lab: the doubled cluster</b>"), *self.controls.values(), self.table])
-            self.update()
-
-        def __repr__(self) -> str:
-            return "LabExplorer()"
-
-        def rows(self) -> list[tuple[str, str, str]]:
-            values = {k: w.value for k, w in self.controls.items()}
-            return lab_summary(values["share_32_pct"], values["share_64_pct"], values["microbatches"],
-                               180, values["slowest_ms"])
-
-        def update(self) -> None:
-            cells = "".join(
-                f"<tr><td style='padding:2px 8px'>{q}</td><td style='padding:2px 8px;text-align:right'>{a}</td>"
-                f"<td style='padding:2px 8px;text-align:right'>{b}</td></tr>" for q, a, b in self.rows()
-            )
-            self.table.value = ("<table style='border-collapse:collapse'><tr><th></th><th>32 nodes</th>"
-                                f"<th>64 nodes</th></tr>{cells}</table>")
-
-        def report(self) -> str:
-            lines = [f"{'':<28}{'32 nodes':>12}{'64 nodes':>26}"]
-            lines += [f"{q:<28}{a:>12}{b:>26}" for q, a, b in self.rows()]
-            return "\n".join(lines)
-
-    return LabExplorer

@@ -15,12 +15,12 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from .goodput import goodput_budget
-from .reliability import (
+from ..goodput import goodput_budget
+from ..reliability import (
     LLAMA3_405B, SOURCE_003_TABLE, checkpoint_plan, daly_exact_interval, daly_interval, daly_lost,
     first_order_lost, interruption_row, job_mtbf_s, root_cause_checks, young_interval, young_lost,
 )
-from .widgets import CORRECT_COLOUR, BROKEN_COLOUR, LIMIT_COLOUR, ModelView, Slider, Updater
+from .base import CORRECT_COLOUR, BROKEN_COLOUR, LIMIT_COLOUR, ModelView, Slider, Updater
 
 __all__ = [
     "EXPLORERS", "GOODPUT_COLOURS", "figure_root_causes", "figure_young_vs_daly", "goodput_explorer",

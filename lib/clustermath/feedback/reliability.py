@@ -4,7 +4,7 @@ Importing this module adds the chapter's section labels to
 ``feedback.SECTION_TITLES`` and registers the mistakes the chapter-2
 exercises recognise, so that a test can name them::
 
-    import clustermath.reliability_feedback  # registers chapter 2's misconceptions
+    import clustermath.feedback.reliability  # registers chapter 2's misconceptions
     from clustermath import feedback as fb
     fb.suspect("young_without_two", 1138.4)
 
@@ -12,7 +12,7 @@ Registering twice is harmless (``register`` accepts an identical item again).
 """
 from __future__ import annotations
 
-from .feedback import Misconception, register, register_sections
+from .core import Misconception, register, register_sections
 
 __all__ = ["CH2_SECTIONS", "MISCONCEPTIONS"]
 

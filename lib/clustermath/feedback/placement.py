@@ -4,7 +4,7 @@ Importing this module adds the chapter's section labels to
 ``feedback.SECTION_TITLES`` and registers the mistakes the chapter-3
 exercises recognise, so that a test can name them::
 
-    import clustermath.placement_feedback  # registers chapter 3's misconceptions
+    import clustermath.feedback.placement  # registers chapter 3's misconceptions
     from clustermath import feedback as fb
     fb.suspect("hops_across_replicas", 227)
 
@@ -12,7 +12,7 @@ Registering twice is harmless (``register`` accepts an identical item again).
 """
 from __future__ import annotations
 
-from .feedback import Misconception, register, register_sections
+from .core import Misconception, register, register_sections
 
 __all__ = ["CH3_SECTIONS", "MISCONCEPTIONS"]
 

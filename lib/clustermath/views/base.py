@@ -40,8 +40,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from PIL import Image as PILImage
 
-from .check import fmt_value
-from .runner import spec_of
+from ..check import fmt_value
+from ..runner import spec_of
 
 __all__ = ["Explorer", "LiveFigure", "ModelView", "Slider", "encode_png", "still", "CORRECT_COLOUR", "BROKEN_COLOUR", "LIMIT_COLOUR"]
 

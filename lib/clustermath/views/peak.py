@@ -10,20 +10,22 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
+import ipywidgets as W
 import numpy as np
 from matplotlib.axes import Axes
 
-from .activations import activation_memory
-from .assembled import PROPERTIES, training_cluster_model
-from .checkpoint import AFFORDABLE_OVERHEAD_PCT, checkpoint_cost
-from .collectives import collective_cost
-from .economics import ACCEPTABLE_COST_PER_USEFUL, cluster_economics
-from .fabric import fabric_bisection
-from .failures import TOLERABLE_LOST_MIN_PER_DAY, failure_recovery
-from .pipeline import ACCEPTABLE_BUBBLE_PCT, pipeline_bubble
-from .scaling import SCALES_WELL_PCT, cluster_scale
-from .stragglers import straggler_step
-from .widgets import BROKEN_COLOUR, CORRECT_COLOUR, LIMIT_COLOUR, Explorer, Slider, Updater
+from ..activations import activation_memory
+from ..assembled import PROPERTIES, training_cluster_model
+from ..checkpoint import AFFORDABLE_OVERHEAD_PCT, checkpoint_cost
+from ..collectives import collective_cost
+from ..economics import ACCEPTABLE_COST_PER_USEFUL, cluster_economics
+from ..fabric import fabric_bisection
+from ..failures import TOLERABLE_LOST_MIN_PER_DAY, failure_recovery
+from ..pipeline import ACCEPTABLE_BUBBLE_PCT, pipeline_bubble
+from ..scaling import SCALES_WELL_PCT, cluster_scale
+from ..stragglers import straggler_step
+from ..compositions.debug_lab import lab_summary
+from .base import BROKEN_COLOUR, CORRECT_COLOUR, LIMIT_COLOUR, Explorer, Slider, Updater
 
 __all__ = ["explorer", "EXPLORERS", "VIEWS"]
 
@@ -375,7 +377,7 @@ def figure_peak_to_delivered() -> "Figure":
     """Figure 1: peak against delivered, term by term, and where the peak's time goes."""
     from matplotlib.figure import Figure
 
-    from .budget import peak_to_delivered
+    from ..compositions.budget import peak_to_delivered
 
     terms = peak_to_delivered()
     fig = Figure(figsize=(10, 3.6), layout="constrained")
@@ -455,3 +457,50 @@ def figure_diagnosis_tree() -> "Figure":
                 bbox={**box, "fc": "#fdf0e2", "ec": BROKEN_COLOUR})
         ax.annotate("", (x, 1.0), (6.6, 1.9), arrowprops={"arrowstyle": "->"})
     return fig
+
+
+# -- the debug lab's replay -------------------------------------------------------------
+
+class LabExplorer(W.VBox):
+    """Sliders for the lab's inputs and a table of what they imply; a view over ``lab_summary``."""
+
+    def __init__(self) -> None:
+        style = {"description_width": "170px"}
+        layout = W.Layout(width="420px")
+        self.controls = {
+            "share_32_pct": W.IntSlider(70, 1, 100, description="compute share, 32 nodes", style=style, layout=layout),
+            "share_64_pct": W.IntSlider(41, 1, 100, description="compute share, 64 nodes", style=style, layout=layout),
+            "microbatches": W.IntSlider(32, 1, 256, description="microbatches", style=style, layout=layout),
+            "slowest_ms": W.IntSlider(244, 180, 400, description="slowest rank (ms)", style=style, layout=layout),
+        }
+        self.table = W.HTML()
+        for widget in self.controls.values():
+            widget.observe(lambda change: self.update(), names="value")
+        super().__init__([W.HTML("<b>Debug lab: the doubled cluster</b>"), *self.controls.values(), self.table])
+        self.update()
+
+    def __repr__(self) -> str:
+        return "LabExplorer()"
+
+    def rows(self) -> list[tuple[str, str, str]]:
+        values = {k: w.value for k, w in self.controls.items()}
+        return lab_summary(values["share_32_pct"], values["share_64_pct"], values["microbatches"],
+                           180, values["slowest_ms"])
+
+    def update(self) -> None:
+        cells = "".join(
+            f"<tr><td style='padding:2px 8px'>{q}</td><td style='padding:2px 8px;text-align:right'>{a}</td>"
+            f"<td style='padding:2px 8px;text-align:right'>{b}</td></tr>" for q, a, b in self.rows()
+        )
+        self.table.value = ("<table style='border-collapse:collapse'><tr><th></th><th>32 nodes</th>"
+                            f"<th>64 nodes</th></tr>{cells}</table>")
+
+    def report(self) -> str:
+        lines = [f"{'':<28}{'32 nodes':>12}{'64 nodes':>26}"]
+        lines += [f"{q:<28}{a:>12}{b:>26}" for q, a, b in self.rows()]
+        return "\n".join(lines)
+
+
+def lab_explorer() -> LabExplorer:
+    """An interactive replay of the debug lab: sliders for its stated inputs, a table of what they imply."""
+    return LabExplorer()

@@ -25,9 +25,9 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from .check import fmt_value
-from .placement import placement, tp_group_layout
-from .widgets import CORRECT_COLOUR, ModelView, Slider, Updater
+from ..check import fmt_value
+from ..placement import placement, tp_group_layout
+from .base import CORRECT_COLOUR, ModelView, Slider, Updater
 
 __all__ = ["EXPLORERS", "NETWORK_COLOUR", "NVLINK_COLOUR", "figure_llama_rehoused", "placement_explorer",
            "view_placement"]
