@@ -29,6 +29,7 @@ def refresh(path: pathlib.Path, timeout: int = 600) -> float:
         kernel_name="python3",
         resources={"metadata": {"path": str(path.parent)}},
         store_widget_state=True,
+        record_timing=False,  # no per-cell timestamps: a refresh changes only what changed
     )
     client.execute()
     nbformat.write(nb, path)
