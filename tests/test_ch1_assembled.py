@@ -77,6 +77,6 @@ def test_failed_properties_examples():
 
 @pytest.mark.parametrize("bad", [-1, 64, 255, True, False, 1.0, "1", None], ids=repr)
 def test_failed_properties_rejects_non_masks(bad):
-    with pytest.raises(ValueError, match=r"^fail_mask must be an integer in 0\.\.63, got "):
+    with pytest.raises(ValueError, match=r"^fail_mask must be a whole number in 0\.\.63, got "):
         failed_properties(bad)
 

@@ -234,7 +234,7 @@ def test_too_many_gpus():
 def test_bad_order_packing_and_strict():
     with pytest.raises(ValueError, match=r"^order must list tp, pp and dp once each"):
         placement(2, 2, 2, 8, order="tp,tp,dp")
-    with pytest.raises(ValueError, match=r"^packing must be 'groups' or 'ranks'"):
+    with pytest.raises(ValueError, match=r"^packing must be one of \['groups', 'ranks'\], got "):
         placement(2, 2, 2, 8, packing="racks")
     with pytest.raises(ValueError, match=r"^packing='groups' .* order must put tp innermost"):
         placement(2, 2, 2, 8, order="pp,tp,dp")

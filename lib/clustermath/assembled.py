@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .validate import flag
+from .validate import flag, whole
 from .runner import counted, output_ports
 
 PROPERTIES: tuple[tuple[str, str], ...] = (
@@ -34,8 +34,7 @@ class TrainingClusterModel:
 
 def failed_properties(fail_mask: int) -> tuple[str, ...]:
     """Names of the properties whose bit is set in a six-bit ``fail_mask``."""
-    if isinstance(fail_mask, bool) or not isinstance(fail_mask, int) or not 0 <= fail_mask <= 63:
-        raise ValueError(f"fail_mask must be an integer in 0..63, got {fail_mask!r}")
+    fail_mask = whole("fail_mask", fail_mask, low=0, high=63)
     return tuple(name for bit, (name, _) in enumerate(PROPERTIES) if fail_mask >> bit & 1)
 
 

@@ -28,12 +28,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from numbers import Integral
 from typing import Literal
 
 import numpy as np
 
-from .validate import whole
+from .validate import one_of, whole
 
 __all__ = [
     "MAX_GPUS",
@@ -186,8 +185,7 @@ def placement(tp: int, pp: int, dp: int, domain_size: int, *, order: str = "tp,p
     dp = whole("dp", dp, low=1, high=MAX_GPUS)
     domain_size = whole("domain_size", domain_size, low=1, high=MAX_GPUS)
     axes = _order(order)
-    if packing not in ("groups", "ranks"):
-        raise ValueError(f"packing must be 'groups' or 'ranks', got {packing!r}")
+    one_of("packing", packing, ("groups", "ranks"))
     if not isinstance(strict, bool):
         raise ValueError(f"strict must be True or False, got {strict!r}")
     gpus = tp * pp * dp
