@@ -77,8 +77,8 @@ def step_split(before_pct: int = 70, after_pct: int = 41, stated_reduction_pct: 
 class FabricBytes:
     """Step 2 under the two readings of the lab's "unchanged at 14 GB".
 
-    *Whole-cluster ring* (the lab's own reason: "the ring factor was already
-    near its ceiling at 32 ranks and barely moved at 64"): every node's 8 GB
+    *Whole-cluster ring* (the lab's own reason: by 32 ranks the ring factor is
+    close to its limit and hardly changes by 64): every node's 8 GB
     gradient all-reduced over all 32, then all 64 nodes: 15 GB at both in the
     model (15.5 and 15.75 exactly), never 14.
 
