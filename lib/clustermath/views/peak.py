@@ -540,14 +540,14 @@ def figure_ring_allreduce(ranks: int = 4) -> "Figure":
             new[(r + 1) % n, c] = held[r, c]
         held = new
         frames.append((f"all-gather {step + 1}", held.copy(), sent))
-    fig = Figure(figsize=(10, 2.9), layout="constrained")
+    fig = Figure(figsize=(10, 3.3), layout="constrained")
     axes = fig.subplots(1, len(frames))
     cmap = __import__("matplotlib").colormaps["Blues"]
     for ax, (title, grid, sent) in zip(axes, frames):
         ax.imshow(grid, cmap=cmap, vmin=0, vmax=n + 0.5)
         for r in range(n):
             for c in range(n):
-                ax.text(c, r, str(grid[r, c]), ha="center", va="center", fontsize=8,
+                ax.text(c, r, str(grid[r, c]), ha="center", va="center", fontsize=10,
                         color="white" if grid[r, c] > n / 2 else "black")
         if sent:
             for r, c in sent:
@@ -555,7 +555,7 @@ def figure_ring_allreduce(ranks: int = 4) -> "Figure":
                     (c - 0.5, r - 0.5), 1, 1, fill=False, ec="#d9822b", lw=2))
         ax.set_xticks(range(n), [f"{c + 1}" for c in range(n)], fontsize=7)
         ax.set_yticks(range(n), [f"rank {r}" for r in range(n)] if ax is axes[0] else [], fontsize=7)
-        ax.set_title(title, fontsize=8)
+        ax.set_title(title, fontsize=9)
         ax.tick_params(length=0)
     axes[0].set_xlabel("slice of the gradient", fontsize=7)
     fig.suptitle(f"Ring all-reduce over {n} ranks: {2 * (n - 1)} steps, each sending 1/{n} of the gradient "
