@@ -247,3 +247,18 @@ def test_debug_lab_numbers_as_the_models_compute_them():
     assert (9, 17) not in pairs
     # "64 x 0.41 against 32 x 0.70 is a ratio of 1.17"
     assert round(64 * 41 / (32 * 70), 2) == 1.17
+
+
+def test_debug_lab_step_2_has_no_reading_that_gives_14_gb_at_both_sizes():
+    """§21 step 2: "unchanged at 14 GB". The whole-cluster ring (the lab's own reason) gives
+    15 GB at 32 and 64 ranks; eight replicas give 14 GB at four stages but 7 GB at eight."""
+    from clustermath.compositions.debug_lab import fabric_bytes
+
+    w = fabric_bytes()
+    assert (w.moved_32_ranks_gb, w.moved_64_ranks_gb) == (15, 15)
+    assert (w.exact_32_ranks_gb, w.exact_64_ranks_gb) == (15.5, 15.75)
+    assert (w.replicas_4_stages_gb, w.replicas_8_stages_gb) == (14, 7)
+    assert 14 not in (w.moved_32_ranks_gb, w.moved_64_ranks_gb)
+    # two-rank degenerate case: the ring moves the gradient once, whichever reading
+    assert fabric_bytes(gradient_gb=2).replicas_8_stages_gb == 1
+    assert fabric_bytes(gradient_gb=0).moved_64_ranks_gb == 0

@@ -256,11 +256,12 @@ def test_result_is_frozen():
 # -- the byte model --------------------------------------------------------------------------
 
 LLAMA = dict(tp=8, pp=16, dp=128, layers=126, hidden=16_384, tokens_per_step=2**24, microbatch_tokens=8_192,
-             params=405e9)
+             params=405e9, grad_bytes=4, gather_bytes=2)     # FP32 reduce-scatter, BF16 all-gather (Llama 3 §3.3.2)
 
 
 def test_step_traffic_by_hand():
-    r = step_traffic(tp=2, pp=4, dp=3, layers=8, hidden=10, tokens_per_step=60, microbatch_tokens=5, params=1200)
+    r = step_traffic(tp=2, pp=4, dp=3, layers=8, hidden=10, tokens_per_step=60, microbatch_tokens=5, params=1200,
+                     grad_bytes=2)
     activation = 5 * 10 * 2                                   # one microbatch at a layer boundary, bf16
     assert r.microbatches == 4                                # 60 tokens / 3 replicas / 5 tokens
     assert r.tp_collectives_per_gpu == 4 * 8 / 4 * 4          # 4 per layer, 2 layers per stage, 4 microbatches
@@ -270,12 +271,12 @@ def test_step_traffic_by_hand():
     assert r.dp_bytes_per_gpu == pytest.approx(2 * 2 / 3 * 1200 / 8 * 2)
     assert r.pp_bytes == pytest.approx(placement(2, 4, 3, 8).pp_links * r.pp_bytes_per_link)
     plain = step_traffic(tp=2, pp=4, dp=3, layers=8, hidden=10, tokens_per_step=60, microbatch_tokens=5,
-                         params=1200, scatter_gather=False)
+                         params=1200, grad_bytes=2, scatter_gather=False)
     assert plain.pp_bytes_per_link == 2 * r.pp_bytes_per_link
 
 
 def test_step_traffic_without_a_dimension_has_no_traffic_of_that_kind():
-    r = step_traffic(tp=1, pp=1, dp=1, layers=4, hidden=8, tokens_per_step=16, microbatch_tokens=4, params=100)
+    r = step_traffic(tp=1, pp=1, dp=1, layers=4, hidden=8, tokens_per_step=16, microbatch_tokens=4, params=100, grad_bytes=4)
     assert (r.tp_bytes_per_gpu, r.pp_bytes_per_gpu, r.dp_bytes_per_gpu) == (0, 0, 0)
 
 
@@ -291,6 +292,31 @@ def test_llama_traffic_order_and_split():
     assert racks.dp_network_bytes == servers.dp_network_bytes == pytest.approx(r.dp_bytes)
     total = r.tp_bytes + r.pp_bytes + r.dp_bytes
     assert servers.network_bytes + servers.nvlink_bytes == pytest.approx(total)
+
+
+def test_gradient_width_is_an_input():
+    base = dict(LLAMA, grad_bytes=2, gather_bytes=None)
+    bf16 = step_traffic(**base)
+    # an all-reduce at one width is a reduce-scatter and an all-gather at that width
+    assert bf16.dp_bytes_per_gpu == pytest.approx(2 * 127 / 128 * 405e9 / 128 * 2)
+    assert bf16.dp_bytes_per_gpu == pytest.approx(step_traffic(**dict(base, gather_bytes=2)).dp_bytes_per_gpu)
+    assert bf16.dp_bytes_per_gpu / 1e9 == pytest.approx(12.56, abs=0.005)
+    llama = step_traffic(**LLAMA)                               # FP32 reduce-scatter + BF16 all-gather
+    assert llama.dp_bytes_per_gpu / 1e9 == pytest.approx(18.84, abs=0.005)
+    assert llama.dp_reduce_bytes_per_gpu == pytest.approx(2 * bf16.dp_reduce_bytes_per_gpu)
+    assert llama.dp_bytes_per_gpu == pytest.approx(1.5 * bf16.dp_bytes_per_gpu)
+    fp32 = step_traffic(**dict(LLAMA, gather_bytes=4))
+    assert fp32.dp_bytes_per_gpu == pytest.approx(2 * bf16.dp_bytes_per_gpu)
+    # the other kinds of traffic do not depend on the gradient width
+    assert (llama.tp_bytes_per_gpu, llama.pp_bytes_per_gpu) == (bf16.tp_bytes_per_gpu, bf16.pp_bytes_per_gpu)
+    assert step_traffic(**dict(LLAMA, dp=1, tokens_per_step=2**17)).dp_bytes_per_gpu == 0
+    with pytest.raises(TypeError):
+        step_traffic(**{k: v for k, v in LLAMA.items() if k not in ("grad_bytes", "gather_bytes")})
+    for bad in (0, 9, 2.5):
+        with pytest.raises(ValueError, match="grad_bytes"):
+            step_traffic(**dict(LLAMA, grad_bytes=bad))
+        with pytest.raises(ValueError, match="gather_bytes"):
+            step_traffic(**dict(LLAMA, gather_bytes=bad))
 
 
 def test_step_traffic_errors():

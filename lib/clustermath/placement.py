@@ -317,7 +317,9 @@ class StepTraffic:
     dp_collectives_per_gpu: int
     """Gradient all-reduces per step (one logical collective; in practice bucketed)."""
     dp_bytes_per_gpu: float
-    """Bytes a GPU sends for the gradient all-reduce per step."""
+    """Bytes a GPU sends for data parallelism per step: the gradient reduce-scatter plus the all-gather."""
+    dp_reduce_bytes_per_gpu: float
+    """The reduce-scatter half of ``dp_bytes_per_gpu``, at ``grad_bytes`` per value."""
     gpus: int
     """``tp × pp × dp``."""
 
@@ -338,8 +340,8 @@ class StepTraffic:
 
 
 def step_traffic(*, tp: int, pp: int, dp: int, layers: int, hidden: int, tokens_per_step: int,
-                 microbatch_tokens: int, params: float, act_bytes: int = 2, grad_bytes: int = 2,
-                 scatter_gather: bool = True) -> StepTraffic:
+                 microbatch_tokens: int, params: float, grad_bytes: int, gather_bytes: int | None = None,
+                 act_bytes: int = 2, scatter_gather: bool = True) -> StepTraffic:
     """Bytes per GPU per training step for tensor, pipeline and data parallelism.
 
     A transformer of ``layers`` layers and width ``hidden`` (``params``
@@ -358,15 +360,24 @@ def step_traffic(*, tp: int, pp: int, dp: int, layers: int, hidden: int, tokens_
                   bytes/link = 2 × m × A / tp   (2 × m × A without scatter/gather)
                   bytes/GPU  = (pp - 1) / pp × bytes/link   (the last stage sends nothing forward,
                                the first nothing backward: averaged over stages)
-        DP      = one all-reduce of the GPU's gradient shard, params / (tp × pp) × grad_bytes
-                  bytes/GPU = 2 (dp - 1) / dp × params / (tp × pp) × grad_bytes
+        DP      = a reduce-scatter of the GPU's gradient shard at grad_bytes per value, then an
+                  all-gather of the same number of values at gather_bytes (the updated
+                  parameters, or the reduced gradient in a plain all-reduce)
+                  bytes/GPU = (dp - 1) / dp × params / (tp × pp) × (grad_bytes + gather_bytes)
+                  (= 2 (dp - 1) / dp × params / (tp × pp) × grad_bytes when the widths agree)
+
+    ``grad_bytes`` has no default on purpose: the width the gradients are
+    reduced in is a choice of the training stack and changes the data-parallel
+    bytes in proportion. Llama 3 reduce-scatters its gradients in FP32
+    (``grad_bytes=4``) and all-gathers BF16 parameters (``gather_bytes=2``),
+    Grattafiori et al. (2024), section 3.3.2. ``gather_bytes=None`` means the
+    same width as ``grad_bytes`` (an all-reduce).
 
     Assumptions: no activation recomputation (it would repeat the forward
     all-reduces), no sequence or context parallelism, layers spread evenly
     over stages (``layers / pp`` may be fractional: an average), the
-    embedding and output layers ignored, gradients reduced once per step
-    (a sharded data-parallel scheme that reduce-scatters gradients and
-    all-gathers parameters moves the same bytes). Units: bytes.
+    embedding and output layers ignored, gradients reduced once per step.
+    Units: bytes.
 
     Raises ``ValueError`` naming the argument and its range for
     non-positive sizes, or when tokens do not split into whole microbatches.
@@ -380,6 +391,7 @@ def step_traffic(*, tp: int, pp: int, dp: int, layers: int, hidden: int, tokens_
     microbatch_tokens = whole("microbatch_tokens", microbatch_tokens, low=1, high=1 << 40)
     act_bytes = whole("act_bytes", act_bytes, low=1, high=8)
     grad_bytes = whole("grad_bytes", grad_bytes, low=1, high=8)
+    gather_bytes = grad_bytes if gather_bytes is None else whole("gather_bytes", gather_bytes, low=1, high=8)
     if not (isinstance(params, (int, float)) and not isinstance(params, bool) and params > 0):
         raise ValueError(f"params must be a positive number of parameters, got {params!r}")
     per_replica, rem = divmod(tokens_per_step, dp)
@@ -398,7 +410,8 @@ def step_traffic(*, tp: int, pp: int, dp: int, layers: int, hidden: int, tokens_
         pp_bytes_per_gpu=(pp - 1) / pp * per_link,
         pp_bytes_per_link=per_link,
         dp_collectives_per_gpu=1,
-        dp_bytes_per_gpu=2 * (dp - 1) / dp * params / (tp * pp) * grad_bytes,
+        dp_bytes_per_gpu=(dp - 1) / dp * params / (tp * pp) * (grad_bytes + gather_bytes),
+        dp_reduce_bytes_per_gpu=(dp - 1) / dp * params / (tp * pp) * grad_bytes,
         gpus=tp * pp * dp,
     )
 

@@ -6,6 +6,12 @@ previous terms left. Real stacks overlap some of these terms (the collective
 with the backward pass, the checkpoint with training), so the product is an
 upper bound on the loss, and the order of the terms does not change it.
 
+One rule for every factor: each is the exact ratio of the chapter's formula,
+not the model's truncated whole percent. The integer models are still called
+(they validate the inputs and hold the source's arithmetic), but mixing a
+truncated 0.83 with an exact 0.769 would give 1,675 TFLOPS where the exact
+product is 1,643.
+
 Source: source 000, sections 1, 5, 7, 8 and 10 (the inputs); the composition
 is the book's.
 """
@@ -14,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..checkpoint import checkpoint_cost
-from ..pipeline import pipeline_bubble
+from ..pipeline import bubble_fraction, pipeline_bubble
 from ..scaling import cluster_scale
 from ..stragglers import straggler_step
 
@@ -47,10 +53,13 @@ def peak_to_delivered(
     Formula::
 
         peak      = nodes * node_tflops                       (cluster_scale.ideal_tflops)
-        keeps     = efficiency_pct / 100                      (communication, cluster_scale)
-                  × useful_pct / 100                          (bubble, pipeline_bubble)
-                  × mean_ms / step_ms                         (straggler, straggler_step)
-                  × (1 - overhead_pct / 100)                  (checkpoint, checkpoint_cost)
+        keeps     = compute_ms / (compute_ms + comm_ms)       (communication, cluster_scale)
+                  × (1 - (S - 1) / (M + S - 1))               (bubble, pipeline_bubble)
+                  × mean_ms / slowest_ms                      (straggler, straggler_step)
+                  × (1 - (8 × footprint_gb / tier_gbps) / interval_s)   (checkpoint, checkpoint_cost)
+
+    Every factor is exact (no truncation), so the defaults give
+    6,400 × 1/2 × 32/39 × 10/13 × 61/75 = 1,642.7 TFLOPS.
 
     Returns the peak (``keeps`` = 1) followed by the four terms in that order.
     Raises ``ValueError`` for any input a model rejects, and when the
@@ -60,15 +69,20 @@ def peak_to_delivered(
     bubble = pipeline_bubble(stages=stages, microbatches=microbatches)
     straggler = straggler_step(mean_ms=mean_ms, slowest_ms=slowest_ms)
     ckpt = checkpoint_cost(footprint_gb=footprint_gb, tier_gbps=tier_gbps, interval_s=interval_s)
-    if ckpt.overhead_pct > 100:
-        raise ValueError(f"checkpoint overhead must be in 0..100 %, got {ckpt.overhead_pct} % "
+    del bubble  # called for its argument checks; the factor below is exact
+    overhead = (8 * footprint_gb / tier_gbps / interval_s) if tier_gbps and interval_s else float("inf")
+    if footprint_gb == 0:
+        overhead = 0.0
+    if overhead > 1 or ckpt.overhead_pct > 100:
+        raise ValueError(f"checkpoint overhead must be in 0..100 %, got {100 * overhead:.1f} % "
                          f"(footprint_gb={footprint_gb}, tier_gbps={tier_gbps}, interval_s={interval_s})")
+    step = compute_ms + comm_ms
     keeps = [
         ("peak (the purchase order)", 1.0),
-        ("communication", scale.efficiency_pct / 100),
-        ("pipeline bubble", bubble.useful_pct / 100),
+        ("communication", 0.0 if step == 0 else compute_ms / step),
+        ("pipeline bubble", 1 - bubble_fraction(stages, microbatches)),
         ("straggler", 0.0 if straggler.step_ms == 0 else mean_ms / straggler.step_ms),
-        ("checkpoint", 1 - ckpt.overhead_pct / 100),
+        ("checkpoint", 1 - overhead),
     ]
     terms, left = [], float(scale.ideal_tflops)
     for name, kept in keeps:

@@ -6,7 +6,7 @@ the chapter can show where the lab's own numbers hold and where they do not.
 
 Stated inputs (source 000, section 21): compute share of the step 70% at 32
 nodes and 41% at 64; training time falls by 11%; 14 GB on the fabric per step
-at both sizes; a four-to-one oversubscribed fabric; per-rank step time at 64
+at both sizes (which no reading of the lab supports: see ``FabricBytes``); a four-to-one oversubscribed fabric; per-rank step time at 64
 nodes of 180 ms mean and 244 ms maximum (a 36% tax); pipeline depth from four
 stages to eight with the microbatch count unchanged (bubble 9% to 17%); cost
 per useful TFLOPS from about 1400 to about 2400.
@@ -75,7 +75,19 @@ def step_split(before_pct: int = 70, after_pct: int = 41, stated_reduction_pct: 
 
 @dataclass(frozen=True)
 class FabricBytes:
-    """Step 2: what the all-reduce moves at 32 and 64 ranks, and for 8-rank data-parallel groups."""
+    """Step 2 under the two readings of the lab's "unchanged at 14 GB".
+
+    *Whole-cluster ring* (the lab's own reason: by 32 ranks the ring factor is
+    close to its limit and hardly changes by 64): every node's 8 GB
+    gradient all-reduced over all 32, then all 64 nodes: 15 GB at both in the
+    model (15.5 and 15.75 exactly), never 14.
+
+    *Eight replicas* (four stages at 32 nodes, eight at 64, eight data-parallel
+    replicas both times): the ring factor is 1.75 at both, so 14 GB at 32
+    nodes needs an 8 GB gradient per rank; at eight stages each rank holds
+    half the layers, so its gradient halves to 4 GB and the ring moves 7 GB,
+    unless the model doubled too (which the lab does not say).
+    """
 
     moved_32_ranks_gb: int
     moved_64_ranks_gb: int
@@ -83,10 +95,15 @@ class FabricBytes:
     exact_64_ranks_gb: float
     moved_8_ranks_gb: int
     exact_8_ranks_gb: float
+    replicas_4_stages_gb: int
+    """Eight-replica reading at 32 nodes (four stages): 8 GB per rank over 8 ranks."""
+    replicas_8_stages_gb: int
+    """Eight-replica reading at 64 nodes (eight stages): the per-rank gradient halves to 4 GB."""
 
 
 def fabric_bytes(gradient_gb: int = GRADIENT_GB) -> FabricBytes:
-    """Step 2 through ``collective_cost``: ring bytes for 32, 64 and 8 ranks (integer and exact)."""
+    """Step 2 through ``collective_cost``: ring bytes for 32, 64 and 8 ranks (integer and exact),
+    and the eight-replica reading at four and at eight pipeline stages."""
 
     def moved(n: int) -> int:
         return collective_cost(bytes_gb=gradient_gb, nodes=n, fabric_gbps=LINK_GBPS, budget_ms=0).moved_gb
@@ -98,6 +115,9 @@ def fabric_bytes(gradient_gb: int = GRADIENT_GB) -> FabricBytes:
         exact_64_ranks_gb=gradient_gb * ring_factor(64),
         moved_8_ranks_gb=moved(8),
         exact_8_ranks_gb=gradient_gb * ring_factor(8),
+        replicas_4_stages_gb=moved(8),
+        replicas_8_stages_gb=collective_cost(bytes_gb=gradient_gb * 4 // 8, nodes=8, fabric_gbps=LINK_GBPS,
+                                             budget_ms=0).moved_gb,
     )
 
 

@@ -251,7 +251,7 @@ _add(WorkedTable(
     rows=_rows(
         Row({"stages": 8, "microbatches": 32}, "eight stages, 32 microbatches", stated=True,
             states={"bubble_pct": 17}),
-        Row({"stages": 8, "microbatches": 1}, "eight stages on one microbatch", stated=True,
+        Row({"stages": 8, "microbatches": 1}, "eight stages on one microbatch",
             states={"bubble_pct": 87}),
         Row({"stages": 1, "microbatches": 8}, "a single stage is not a pipeline", stated=True,
             states={"bubble_pct": 0, "bubble_ignored_err": False}),
@@ -267,8 +267,8 @@ _add(WorkedTable(
     shown=("bubble_pct", "useful_pct", "acceptable", "bubble_ignored_err"),
     broken_label="no bubble (ignore_bubble)",
     reconstruction="The prose places 32 microbatches in row 1, 64 in row 4 and the single stage in "
-                   "row 3; the one-microbatch row is from the chapter's opening and its place is "
-                   "ours. Rows 5 to 7 are reconstructed; row 6 is the equality case of the "
+                   "row 3. Row 2 is the book's choice: its 87% is the chapter's opening figure, "
+                   "but the prose does not place it in the table. Rows 5 to 7 are reconstructed; row 6 is the equality case of the "
                    "assertions (five stages, sixteen microbatches).",
 ))
 
@@ -312,16 +312,16 @@ _add(WorkedTable(
             states={"lost_min_per_day": 60, "tolerable": True}),
         Row({"nodes": 4000, "interval_min": 30}, "four thousand nodes, half-hourly"),
         Row({"nodes": 1, "interval_min": 60}, "a single node: both models agree"),
-        Row({"nodes": 10000, "interval_min": 60}, "the cluster MTBF truncates to 0 h", stated=True,
+        Row({"nodes": 10000, "interval_min": 60}, "the cluster MTBF truncates to 0 h",
             states={"cluster_mtbf_h": 0, "failures_per_day": 65535}),
     ),
     stated_flagged=4,
     stated_flagged_broken=0,
     shown=spec_of(failure_recovery).outputs[:4],  # MTBF, failures a day, minutes lost, tolerable
     broken_label="single node (ignore_failures)",
-    reconstruction="Rows 2, 4, 5 and 6 are reconstructed; the prose fixes rows 1 and 3 and says "
-                   "the last row is a scale at which the cluster MTBF rounds to nothing (10,000 "
-                   "nodes is our choice).",
+    reconstruction="Rows 2 and 4 to 7 are reconstructed; the prose fixes rows 1 and 3 and says "
+                   "only that some scale makes the cluster MTBF round to nothing, so row 7 "
+                   "(10,000 nodes) is the book's choice.",
 ))
 
 _add(WorkedTable(

@@ -504,3 +504,190 @@ class LabExplorer(W.VBox):
 def lab_explorer() -> LabExplorer:
     """An interactive replay of the debug lab: sliders for its stated inputs, a table of what they imply."""
     return LabExplorer()
+
+
+# -- teaching figures --
+# Static pictures for the chapter's prose. Each draws a fixed case and returns a
+# matplotlib Figure; every number on it comes from a chapter-1 model.
+
+def figure_ring_allreduce(ranks: int = 4) -> "Figure":
+    """A ring all-reduce over ``ranks`` ranks: reduce-scatter, then all-gather.
+
+    Each panel is one step. A row is a rank, a column is a 1/N slice of the
+    gradient; the shade is how many ranks' contributions the slice holds (light:
+    its own only; dark: the full sum). In every step each rank sends one slice
+    (1/N of the gradient) to its right-hand neighbour, so the 2(N - 1) steps put
+    2(N - 1)/N of the gradient through every link (``collectives.ring_factor``).
+    """
+    from matplotlib.figure import Figure
+
+    from ..collectives import ring_factor
+
+    n = ranks
+    held = np.ones((n, n), dtype=int)          # held[rank, slice] = contributions summed there
+    frames = [("start: every rank\nholds its own gradient", held.copy(), None)]
+    for step in range(n - 1):                  # reduce-scatter: rank r sends slice (r - step) % n
+        sent = [(r, (r - step) % n) for r in range(n)]
+        new = held.copy()
+        for r, c in sent:
+            new[(r + 1) % n, c] = held[(r + 1) % n, c] + held[r, c]
+        held = new
+        frames.append((f"reduce-scatter {step + 1}", held.copy(), sent))
+    for step in range(n - 1):                  # all-gather: rank r forwards its finished slice
+        sent = [(r, (r + 1 - step) % n) for r in range(n)]
+        new = held.copy()
+        for r, c in sent:
+            new[(r + 1) % n, c] = held[r, c]
+        held = new
+        frames.append((f"all-gather {step + 1}", held.copy(), sent))
+    fig = Figure(figsize=(10, 3.3), layout="constrained")
+    axes = fig.subplots(1, len(frames))
+    cmap = __import__("matplotlib").colormaps["Blues"]
+    for ax, (title, grid, sent) in zip(axes, frames):
+        ax.imshow(grid, cmap=cmap, vmin=0, vmax=n + 0.5)
+        for r in range(n):
+            for c in range(n):
+                ax.text(c, r, str(grid[r, c]), ha="center", va="center", fontsize=10,
+                        color="white" if grid[r, c] > n / 2 else "black")
+        if sent:
+            for r, c in sent:
+                ax.add_patch(__import__("matplotlib.patches", fromlist=["Rectangle"]).Rectangle(
+                    (c - 0.5, r - 0.5), 1, 1, fill=False, ec="#d9822b", lw=2))
+        ax.set_xticks(range(n), [f"{c + 1}" for c in range(n)], fontsize=7)
+        ax.set_yticks(range(n), [f"rank {r}" for r in range(n)] if ax is axes[0] else [], fontsize=7)
+        ax.set_title(title, fontsize=9)
+        ax.tick_params(length=0)
+    axes[0].set_xlabel("slice of the gradient", fontsize=7)
+    fig.suptitle(f"Ring all-reduce over {n} ranks: {2 * (n - 1)} steps, each sending 1/{n} of the gradient "
+                 f"per link, {2 * (n - 1)}/{n} = {ring_factor(n):.2f} gradients in all\n"
+                 "orange: the slice each rank sends to the next rank in that step; "
+                 "number: how many ranks' contributions the slice holds", fontsize=9)
+    return fig
+
+
+def _schedule(stages: int, microbatches: int, one_f_one_b: bool) -> tuple[list[list[tuple[int, str, int]]], int]:
+    """Start slot of every forward and backward pass, one slot each, dependencies honoured."""
+    orders = []
+    for s in range(stages):
+        if not one_f_one_b:
+            ops = [("F", m) for m in range(microbatches)] + [("B", m) for m in range(microbatches)]
+        else:
+            warm = min(stages - s - 1, microbatches)
+            ops = [("F", m) for m in range(warm)]
+            f, b = warm, 0
+            while f < microbatches or b < microbatches:
+                if f < microbatches:
+                    ops.append(("F", f)); f += 1
+                if b < microbatches:
+                    ops.append(("B", b)); b += 1
+        orders.append(ops)
+    done: dict[tuple[str, int, int], int] = {}
+    free = [0] * stages
+    pos = [0] * stages
+    placed: list[list[tuple[int, str, int]]] = [[] for _ in range(stages)]
+    while any(pos[s] < len(orders[s]) for s in range(stages)):
+        progressed = False
+        for s in range(stages):
+            if pos[s] >= len(orders[s]):
+                continue
+            kind, m = orders[s][pos[s]]
+            deps = [("F", s - 1, m)] if kind == "F" and s > 0 else []
+            if kind == "B":
+                deps = [("F", s, m)] + ([("B", s + 1, m)] if s < stages - 1 else [("F", s, m)])
+            if all(d in done for d in deps):
+                start = max([free[s]] + [done[d] for d in deps])
+                done[(kind, s, m)] = start + 1
+                free[s] = start + 1
+                placed[s].append((start, kind, m))
+                pos[s] += 1
+                progressed = True
+        if not progressed:  # pragma: no cover - the orders above never deadlock
+            raise RuntimeError("schedule deadlocked")
+    return placed, max(free)
+
+
+def figure_pipeline_schedules(stages: int = 4, microbatches: int = 8) -> "Figure":
+    """GPipe and one-forward-one-backward (1F1B) on the same pipeline, one slot per pass.
+
+    Both schedules leave each stage idle for (S - 1)/(M + S - 1) of the step
+    (``pipeline.bubble_fraction``); 1F1B changes how many microbatches a stage
+    holds activations for (at most S instead of M), not the bubble. Forward and
+    backward passes are drawn one slot long each, the simplification under
+    which the bubble formula is exact.
+    """
+    from matplotlib.figure import Figure
+
+    from ..pipeline import bubble_fraction
+
+    fig = Figure(figsize=(10, 4.4), layout="constrained")
+    axes = fig.subplots(2, 1, sharex=True)
+    for ax, (name, ofob) in zip(axes, (("GPipe: every forward, then every backward", False),
+                                       ("1F1B: one forward, one backward, after a short warm-up", True))):
+        placed, length = _schedule(stages, microbatches, ofob)
+        in_flight = 0
+        for s, ops in enumerate(placed):
+            ax.broken_barh([(0, length)], (s - 0.4, 0.8), color="#e8e8e8")
+            live, most = 0, 0
+            for start, kind, m in sorted(ops):
+                live += 1 if kind == "F" else -1
+                most = max(most, live)
+                ax.broken_barh([(start, 1)], (s - 0.4, 0.8),
+                               color="#8fb3de" if kind == "F" else "#2f7d32", ec="white", lw=0.6)
+                ax.text(start + 0.5, s, f"{kind}{m + 1}", ha="center", va="center", fontsize=7,
+                        color="black" if kind == "F" else "white")
+            in_flight = max(in_flight, most)
+            ax.text(length + 0.3, s, f"holds ≤ {most}", va="center", fontsize=7)
+        busy = 2 * microbatches
+        ax.set_yticks(range(stages), [f"stage {s + 1}" for s in range(stages)], fontsize=8)
+        ax.invert_yaxis()
+        ax.set_title(f"{name}: step of {length} slots, each stage idle {length - busy} "
+                     f"({100 * (length - busy) / length:.1f}%)", fontsize=9, loc="left")
+        ax.set_xlim(0, length + 3)
+    axes[1].set_xlabel("time slot (one forward or one backward pass of one microbatch)")
+    fig.suptitle(f"{stages} stages, {microbatches} microbatches: bubble (S−1)/(M+S−1) = "
+                 f"{100 * bubble_fraction(stages, microbatches):.1f}% in both; blue forward, green backward, "
+                 "grey idle; 'holds' is the most microbatches whose activations a stage keeps at once",
+                 fontsize=8)
+    return fig
+
+
+def figure_lab_step_breakdown() -> "Figure":
+    """The debug lab's step at 32 and at 64 nodes: what the doubling bought, and where it went.
+
+    Left: each node count's step as compute against everything else (the lab's
+    70% and 41%, ``debug_lab.step_split``). Right: delivered TFLOPS against the
+    doubling the team expected, with the three terms that grew.
+    """
+    from matplotlib.figure import Figure
+
+    from ..compositions import debug_lab as lab
+
+    split = lab.step_split()
+    shift = lab.bubble_shift(32)
+    tax = lab.straggler_tax()
+    cut = lab.cut_bandwidth()
+    fig = Figure(figsize=(10, 3.6), layout="constrained")
+    left, right = fig.subplots(1, 2, width_ratios=(3, 2))
+    sizes = ("32 nodes", "64 nodes")
+    comp = (split.efficiency_before_pct, split.efficiency_after_pct)
+    for y, (name, c) in enumerate(zip(sizes, comp)):
+        left.barh(y, c, color=CORRECT_COLOUR)
+        left.barh(y, 100 - c, left=c, color="#d9822b")
+        left.text(c / 2, y, f"compute\n{c}%", ha="center", va="center", color="white", fontsize=9)
+        left.text(c + (100 - c) / 2, y, f"everything else\n{100 - c}%", ha="center", va="center", fontsize=9)
+    left.set_yticks(range(2), sizes)
+    left.invert_yaxis()
+    left.set(xlim=(0, 100), title="The step, split (step 1 of the lab)")
+    left.set_xlabel(f"share of one step (%)\nwhat grew in 'everything else': bubble {shift.exact_before_pct:.1f}% → "
+                    f"{shift.exact_after_pct:.1f}% (4 → 8 stages, 32 microbatches);\nstraggler tax absorbed → "
+                    f"{tax.exact_pct:.1f}%; the fabric's cut carries 1/{cut.factor} of its full-bisection figure",
+                    fontsize=8)
+    expected = 2 * split.achieved_before_tflops
+    vals = (split.achieved_before_tflops, split.achieved_after_tflops, expected)
+    bars = right.bar(range(3), vals, color=[CORRECT_COLOUR, CORRECT_COLOUR, "#cccccc"])
+    for bar, v in zip(bars, vals):
+        right.annotate(f"{v:,.0f}", (bar.get_x() + bar.get_width() / 2, v), ha="center", va="bottom", fontsize=9)
+    right.set_xticks(range(3), ["32 nodes", "64 nodes", "64, if it\nhad scaled"], fontsize=8)
+    right.set(ylabel="delivered TFLOPS", ylim=(0, expected * 1.15),
+              title=f"Twice the nodes, {split.throughput_ratio:.2f}× the throughput")
+    return fig

@@ -249,3 +249,57 @@ def figure_llama_rehoused(tp: int = 8, pp: int = 16, dp: int = 128) -> Figure:
     bars.legend(loc="lower center", fontsize=8, ncol=2, frameon=False)
     bars.invert_yaxis()
     return fig
+
+
+# -- teaching figures --
+# Static pictures for the chapter's prose; counts come from ``placement.placement``.
+
+def figure_parallel_grid(tp: int = 4, pp: int = 3, dp: int = 3, domain_size: int = 8) -> Figure:
+    """The TP × PP × DP grid: every GPU of a small job, its rank, its domain and its three kinds of traffic.
+
+    One panel per data-parallel replica; in each, a row per pipeline stage and a
+    column per tensor rank. A cell is a GPU, labelled with its global rank
+    ``i + tp (s + pp r)`` and coloured by the NVLink domain that rank order puts
+    it in (whole tensor-parallel groups, ``domain_size // tp`` to a domain).
+    Brackets mark tensor-parallel all-reduces (along a row), arrows pipeline hops
+    (down a column; dashed when the hop leaves its domain), and the dotted line
+    one data-parallel group (the same cell in every replica).
+    """
+    from matplotlib.patches import FancyArrowPatch, Rectangle
+
+    where = placement(tp, pp, dp, domain_size)
+    per_domain = domain_size // tp
+    palette = ["#8fb3de", "#f5b870", "#9fd49f", "#d3a6e0", "#f0a0a0", "#c8c8a0", "#a0d8d8", "#e0c0a0"]
+    fig = Figure(figsize=(10, 1.2 + 1.0 * pp), layout="constrained")
+    ax = fig.subplots()
+    gap = 2.0
+    width = tp + gap
+    for r in range(dp):
+        x0 = r * width
+        ax.text(x0 + tp / 2 - 0.5, -0.95, f"replica {r + 1}", ha="center", fontsize=9, weight="bold")
+        for s in range(pp):
+            group = s + pp * r
+            dom = group // per_domain
+            for i in range(tp):
+                rank = i + tp * (s + pp * r)
+                ax.add_patch(Rectangle((x0 + i - 0.45, s - 0.35), 0.9, 0.7, color=palette[dom % len(palette)]))
+                ax.text(x0 + i, s, f"{rank}", ha="center", va="center", fontsize=8)
+            ax.plot([x0 - 0.45, x0 + tp - 0.55], [s + 0.42, s + 0.42], color="#444444", lw=1.2)
+            ax.text(x0 - 0.55, s, f"stage {s + 1}\ndomain {dom + 1}", ha="right", va="center", fontsize=7)
+            if s + 1 < pp:
+                crosses = (group + 1) // per_domain != dom
+                ax.add_patch(FancyArrowPatch((x0 + tp - 0.2, s + 0.3), (x0 + tp - 0.2, s + 0.7), arrowstyle="-|>",
+                                             mutation_scale=8, color="#1f5fa8" if crosses else "#2f7d32",
+                                             ls="--" if crosses else "-"))
+    ax.plot([r * width for r in range(dp)], [-0.5] * dp, ls=":", marker="v", color="#b22222", lw=1.5)
+    ax.set(xlim=(-1.9, dp * width - gap + 0.6), ylim=(pp - 0.4, -1.3), xticks=[], yticks=[])
+    for side in ax.spines.values():
+        side.set_visible(False)
+    ax.set_title(f"TP {tp} × PP {pp} × DP {dp} on domains of {domain_size} GPUs; cell colour = domain, "
+                 f"number = global rank\n"
+                 f"black bar: a tensor-parallel group ({where.tp_groups_inside} of {where.tp_groups} inside a "
+                 f"domain);  arrow: a pipeline hop, dashed blue if it leaves its domain ({where.pp_hops_crossing} "
+                 f"of {where.pp_hops})\nred dotted: one data-parallel group, ranks 0, {tp * pp}, {2 * tp * pp}"
+                 f" ({where.dp_groups_crossing} of {where.dp_groups} such groups cross the network)",
+                 fontsize=8, loc="left")
+    return fig

@@ -290,3 +290,89 @@ EXPLORERS = {
     "goodput": goodput_explorer,
 }
 """Chapter 2's explorers by name (``tools/bench_widgets.py`` times every ``EXPLORERS`` registry)."""
+
+
+# -- teaching figures --
+# Static pictures for the chapter's prose; every number comes from ``goodput``.
+
+FAILED_COLOUR = "#b22222"
+
+def figure_availability_goodput(**inputs: Any) -> Figure:
+    """Availability against goodput for one job, as two bars of the same elapsed time.
+
+    ``inputs`` go to ``goodput.goodput_budget``. The first bar is what an
+    availability dashboard sees (up, or restarting); the second splits the same
+    "up" time into what moved training forward and what the job spent saving,
+    redoing lost work and waiting for its slowest rank.
+    """
+    b = goodput_budget(**inputs)
+    fig = Figure(figsize=(9, 2.9), layout="constrained")
+    ax = fig.subplots()
+    rows = [
+        ("availability", [("up", b.availability_pct, "up (holding its GPUs, running)"),
+                          ("restart", b.restart_pct, "restarting")]),
+        ("goodput", [("useful", b.useful_pct, "goodput"), ("straggler", b.straggler_pct, "waiting for the straggler"),
+                     ("checkpoint", b.checkpoint_pct, "saving"), ("rework", b.rework_pct, "redoing lost work"),
+                     ("restart", b.restart_pct, "restarting")]),
+    ]
+    for y, (_, parts) in enumerate(rows):
+        left = 0.0
+        for key, pct, label in parts:
+            ax.barh(y, pct, left=left, color=GOODPUT_COLOURS[key], ec="white", lw=0.8)
+            if pct >= 4:
+                ax.text(left + pct / 2, y, f"{label}\n{pct:.1f}%" if pct > 12 else f"{pct:.1f}%", ha="center",
+                        va="center", fontsize=8, color="white" if key in ("useful", "restart", "up", "rework",
+                                                                          "straggler") else "black")
+            left += pct
+    ax.set_yticks(range(2), ["what the dashboard\nreports (availability)", "what the run\ngets (goodput)"])
+    ax.invert_yaxis()
+    ax.set(xlim=(0, 100), xlabel="share of elapsed time (%)")
+    ax.set_title(f"Up {b.availability_pct:.1f}% of the time, productive {b.useful_pct:.1f}%: the gap is saving, "
+                 "redoing work and waiting, all with the GPUs busy", fontsize=9, loc="left")
+    handles = [__import__("matplotlib.patches", fromlist=["Patch"]).Patch(color=GOODPUT_COLOURS[k], label=l)
+               for k, l in (("straggler", "waiting for the straggler"), ("checkpoint", "saving"),
+                            ("rework", "redoing lost work"), ("restart", "restarting"))]
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.32), ncol=4, fontsize=8, frameon=False)
+    return fig
+
+
+def figure_blast_radius(job_gpus: int = 16_384, replica_gpus: int = 128) -> Figure:
+    """The hole one failed part leaves: an NVL72 tray against an 8-GPU server, 72 GPUs drawn each.
+
+    Each square is a GPU. Red: the GPUs that failed; orange: healthy GPUs idled
+    because they share the failed part's NVLink domain; grey: unaffected. The
+    counts come from ``goodput.blast_radius`` for the chapter's Llama 3 job.
+    """
+    from matplotlib.patches import Patch
+
+    from ..goodput import blast_radius
+
+    tray = blast_radius(job_gpus=job_gpus, domain_gpus=72, failed_gpus=4, replica_gpus=replica_gpus)
+    server = blast_radius(job_gpus=job_gpus, domain_gpus=8, failed_gpus=8, replica_gpus=replica_gpus)
+    fig = Figure(figsize=(9, 3.8), layout="constrained")
+    axes = fig.subplots(1, 2)
+    cases = [
+        (axes[0], "NVL72 rack: one 4-GPU tray fails", tray, 72, 4),
+        (axes[1], "Nine 8-GPU servers: one server fails", server, 8, 8),
+    ]
+    from matplotlib.patches import Rectangle
+
+    for ax, title, r, domain, failed in cases:
+        for g in range(72):
+            if domain == 72:      # one rack: 18 trays of 4, drawn as 6 rows of 3 trays
+                x, y = g % 12 + (g % 12 // 4) * 0.4, -(g // 12)
+            else:                 # nine servers of 8, each a 4 x 2 block
+                k, i = divmod(g, 8)
+                x, y = (k % 3) * 4.6 + i % 4, -((k // 3) * 2.5 + i // 4)
+            colour = FAILED_COLOUR if g < failed else ("#f5b870" if g < domain else "#d0d0d0")
+            ax.add_patch(Rectangle((x, y), 0.85, 0.85, color=colour))
+        ax.set(xlim=(-0.3, 13.6), ylim=(-6.3, 1.1), aspect="equal", xticks=[], yticks=[])
+        for side in ax.spines.values():
+            side.set_visible(False)
+        ax.set_title(f"{title}\n{r.failed_gpus} GPUs fail, {r.domain_gpus} stop ({r.healthy_idled_gpus} of them "
+                     f"healthy): {r.domain_share_pct:.2f}% of a {job_gpus:,}-GPU job", fontsize=9)
+    fig.legend(handles=[Patch(color=FAILED_COLOUR, label="failed"),
+                        Patch(color="#f5b870", label="healthy, idled with the failed part's domain"),
+                        Patch(color="#d0d0d0", label="unaffected")],
+               loc="outside lower center", ncol=3, fontsize=8, frameon=False)
+    return fig
