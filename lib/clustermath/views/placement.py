@@ -221,8 +221,8 @@ def figure_llama_rehoused(tp: int = 8, pp: int = 16, dp: int = 128) -> Figure:
     them over the network. Bottom right: the pipeline hops of the whole job on
     NVLink and on the network, for both housings.
     """
-    fig = Figure(figsize=(10, 9.4), layout="constrained")
-    grid = fig.add_gridspec(3, 2, height_ratios=(1.0, 1.5, 1.25), width_ratios=(1.35, 1))
+    fig = Figure(figsize=(10, 10.6), layout="constrained")
+    grid = fig.add_gridspec(3, 2, height_ratios=(1.0, 2.1, 1.25), width_ratios=(1.35, 1))
     servers, racks = fig.add_subplot(grid[0, :]), fig.add_subplot(grid[1, :])
     rackmap, bars = fig.add_subplot(grid[2, 0]), fig.add_subplot(grid[2, 1])
     job = {"tp": tp, "pp": pp, "dp": dp}
@@ -232,6 +232,8 @@ def figure_llama_rehoused(tp: int = 8, pp: int = 16, dp: int = 128) -> Figure:
         update({**job, "domain_size": size})
         for artist in ax.get_children():
             artist.set_animated(False)
+        for text in ax.texts:  # a page shows this figure at about 70%: keep its labels readable
+            text.set_fontsize(max(text.get_fontsize(), 9.5))
     on_servers, on_racks = placement(tp, pp, dp, 8), placement(tp, pp, dp, 72)
     servers.set_title(f"8-GPU servers, the first 36 of {on_servers.domains:,}: every pipeline hop crosses "
                       f"the network", fontsize=10)
