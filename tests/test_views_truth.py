@@ -117,9 +117,9 @@ def test_saturated_values_are_marked(name, values, output):
     assert getattr(e.results()[0], output) == 65535
     assert "saturated at 65,535" in e.table.value
     assert any("saturated" in w for w in e.warnings(e.results()))
-    assert "saturated" in e.picture.tooltip
+    assert "saturated" in e.alt
     e.broken.value = True  # the flag follows the build on the picture
-    assert "saturated" in e.picture.tooltip or not flags(e.results()[1])
+    assert "saturated" in e.alt or not flags(e.results()[1])
 
 
 def test_a_day_has_1440_minutes():
@@ -127,7 +127,7 @@ def test_a_day_has_1440_minutes():
     set_controls(e, nodes=20000, node_mtbf_h=100)
     assert e.results()[0].lost_min_per_day > 1440
     assert "more minutes lost than a day has" in e.table.value
-    assert "more minutes lost than a day has" in e.picture.tooltip
+    assert "more minutes lost than a day has" in e.alt
 
 
 def test_defaults_flag_nothing(explorers):
@@ -143,14 +143,14 @@ def test_over_100_percent_lost_is_flagged(factory):
     assert e.compute().young_lost_pct > 100  # 447%
     assert "over 100% lost" in e.table.value
     assert any("over 100%" in w for w in e.warnings(e.compute()))
-    assert "over 100%" in e.picture.tooltip
+    assert "over 100%" in e.alt
 
 
 def test_goodput_out_of_range_is_flagged():
     e = reliability.goodput_explorer()
     set_controls(e, save_s=900, gpus=200_000, gpu_mtbf_h=5_000)
     assert not e.compute().first_order_valid
-    assert "out of range" in e.table.value and "out of range" in e.picture.tooltip
+    assert "out of range" in e.table.value and "out of range" in e.alt
 
 
 # -- words -----------------------------------------------------------------------------------
@@ -231,11 +231,18 @@ def test_placement_reaches_the_llama_layout():
 
 # -- static pages ---------------------------------------------------------------------------
 
+def test_pictures_carry_no_tooltip(explorers):
+    """@jupyter-widgets/html-manager's ImageView fails to render an Image with a tooltip."""
+    for name, e in explorers.items():
+        picture = getattr(e, "picture", None)
+        assert picture is None or picture.tooltip is None, name
+
+
 def test_static_pages_switch_controls_off():
     config = (REPO / "_config.yml").read_text()
     assert "static-widgets.js" in config and "book/static" in config
     script = (REPO / "book" / "static" / "static-widgets.js").read_text()
-    for needed in ("disabled", "aria-label", "make lab", "cm-static-note"):
+    for needed in ("disabled", "aria-label", "make lab", "cm-static-note", "alt"):
         assert needed in script
     assert "sphinx_togglebutton" not in config.split("extra_extensions:")[1].split("config:")[0]
 

@@ -13,8 +13,11 @@ from typing import Any
 
 
 def _key(asset: Any) -> tuple:
+    """File and attributes (an inline script's body is one of them), but not the priority: the two
+    copies of sphinx-thebe's config differ only in that."""
     attributes = getattr(asset, "attributes", {}) or {}
-    return (str(asset), getattr(asset, "filename", None), tuple(sorted((k, str(v)) for k, v in attributes.items())))
+    filename = getattr(asset, "filename", asset)
+    return (str(filename), tuple(sorted((k, str(v)) for k, v in attributes.items())))
 
 
 def _dedupe(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:

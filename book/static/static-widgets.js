@@ -43,8 +43,13 @@
         if (name) handle.setAttribute("aria-label", name + (value ? ": " + value : ""));
       });
     });
+    // the picture's alt text: the explorer's heading, and any flag its table raises
+    var heading = root.querySelector(".widget-html b");
+    var flags = [].map.call(root.querySelectorAll(".cm-flag"), function (f) { return f.textContent.trim(); });
     root.querySelectorAll("img").forEach(function (img) {
-      if (!img.getAttribute("alt")) img.setAttribute("alt", img.getAttribute("title") || "explorer picture");
+      if (img.getAttribute("alt")) return;
+      var text = (heading ? heading.textContent.trim() : "Explorer") + ": picture at the default values";
+      img.setAttribute("alt", text + (flags.length ? ". " + flags.join(" ") : ""));
     });
   }
 

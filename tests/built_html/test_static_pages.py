@@ -18,7 +18,8 @@ from built_site import HTML_DIR, local_target, page_refs
 
 VIEW_MIME = "application/vnd.jupyter.widget-view+json"
 STATE_MIME = "application/vnd.jupyter.widget-state+json"
-ALL_PAGES = sorted(p for p in HTML_DIR.rglob("*.html") if "_static" not in p.parts)
+ALL_PAGES = sorted(p for p in HTML_DIR.rglob("*.html") if "_static" not in p.parts
+                   and 'http-equiv="Refresh"' not in p.read_text(encoding="utf-8"))  # not the root redirect
 WIDGET_PAGES = [p for p in ALL_PAGES if VIEW_MIME in p.read_text(encoding="utf-8")]
 
 

@@ -261,6 +261,7 @@ class LiveFigure(W.VBox):
         self.timings: list[tuple[float, float]] = []
         self.cpu_timings: list[tuple[float, float]] = []
         self.title = title
+        self.alt = title
         self.table = W.HTML()
         self.picture = W.Image(format="png", layout=W.Layout(max_width="100%", height="auto",
                                                              object_fit="contain", flex="0 1 auto"))
@@ -378,7 +379,9 @@ class LiveFigure(W.VBox):
             self._flag.set_text("⚠ " + "; ".join(dict.fromkeys(notes)))
             self.axes.draw_artist(self._flag)
         self.picture.value = encode_png(self.canvas)
-        self.picture.tooltip = self.title + (": " + "; ".join(notes) if notes else "")
+        # the picture's description (the html-manager's ImageView breaks on a tooltip, so the book's
+        # static-widgets.js writes the alt text from the heading and the flags on the page)
+        self.alt = self.title + (": " + "; ".join(notes) if notes else "")
         self.timings.append((modelled - start, time.perf_counter() - modelled))
         self.cpu_timings.append((cpu_modelled - cpu_start, time.process_time() - cpu_modelled))
 
