@@ -13,10 +13,10 @@ from typing import Any
 
 
 def _key(asset: Any) -> tuple:
-    """File and attributes (an inline script's body is one of them), but not the priority: the two
-    copies of sphinx-thebe's config differ only in that."""
+    """File and attributes (an inline script's body is one of them), but not the priority; an inline
+    script's file is None in one copy and "" in the other, so both count as no file."""
     attributes = getattr(asset, "attributes", {}) or {}
-    filename = getattr(asset, "filename", asset)
+    filename = getattr(asset, "filename", asset) or ""
     return (str(filename), tuple(sorted((k, str(v)) for k, v in attributes.items())))
 
 
@@ -39,3 +39,4 @@ def _dedupe(app: Any, pagename: str, templatename: str, context: dict, doctree: 
 def setup(app: Any) -> dict:
     app.connect("html-page-context", _dedupe, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
+
