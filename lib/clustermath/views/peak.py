@@ -103,10 +103,19 @@ def view_cluster_scale(ax: Axes) -> Updater:
 
 def view_collective_cost(ax: Axes) -> Updater:
     ranks = np.arange(1, 257)
-    ax.set(xlabel="ranks (log scale)", ylabel="all-reduce time (ms)", xscale="log", xlim=(1, 256), ylim=(0, 200),
+    # A linear time axis, so the steep rise from 1 to a handful of ranks shows. Its top follows the
+    # data in steps of a 1-2-5 ladder; the curves are drawn as fractions of that top on a fixed
+    # 0..1 axis and the tick labels are moving texts, so a new scale costs no full redraw.
+    ax.set(xlabel="ranks (log scale)", ylabel="all-reduce time (ms)", xscale="log", xlim=(1, 256), ylim=(0, 1.05),
            title="All-reduce time against the rank count")
     ax.set_xticks([1, 2, 4, 8, 16, 32, 64, 128, 256], ["1", "2", "4", "8", "16", "32", "64", "128", "256"])
     ax.minorticks_off()
+    fractions = (0.0, 0.25, 0.5, 0.75, 1.0)
+    ax.set_yticks(fractions, [""] * len(fractions))
+    ax.set_ylabel("all-reduce time (ms)", labelpad=38)
+    ax.figure.subplots_adjust(left=0.2)
+    ticks = [ax.text(-0.015, f, "", transform=ax.get_yaxis_transform(), ha="right", va="center", fontsize=10,
+                     animated=True) for f in fractions]
     (ring,) = ax.plot([], [], lw=2, color=CORRECT_COLOUR, drawstyle="steps-post", animated=True,
                       label="ring: 2(N-1)/N of the gradient")
     (flat,) = ax.plot([], [], lw=2, color=BROKEN_COLOUR, drawstyle="steps-post", animated=True,
@@ -117,28 +126,25 @@ def view_collective_cost(ax: Axes) -> Updater:
     ax.legend(loc="lower right", fontsize=8)
     status = _status(ax)
 
-    def update(p: Inputs, broken: bool) -> bool:
-        highest = 0
+    def update(p: Inputs, broken: bool) -> None:
+        curves, highest = [], 0
         for line, flag in ((ring, False), (flat, True)):
             ms = [collective_cost(**{**p, "nodes": int(n)}, ignore_topology=flag).collective_ms for n in ranks]
-            line.set_data(ranks, ms)
-            line.set_linewidth(3 if flag == broken else 1)
+            curves.append((line, flag, np.asarray(ms, float)))
             highest = max(highest, max(ms))
         r = collective_cost(**p, ignore_topology=broken)
-        # a linear time axis, so the steep rise from 1 to a handful of ranks shows; its top moves
-        # in steps of a 1-2-5 ladder (a full redraw only when the step changes)
         top = _nice_top(max(highest, p["budget_ms"], 1) * 1.15)
-        rescaled = top != ax.get_ylim()[1]
-        if rescaled:
-            ax.set_ylim(0, top)
-        marker.set_data([max(p["nodes"], 1)], [r.collective_ms])
+        for line, flag, ms in curves:
+            line.set_data(ranks, ms / top)
+            line.set_linewidth(3 if flag == broken else 1)
+        for text, f in zip(ticks, fractions):
+            text.set_text(f"{top * f:,.0f}" if top >= 10 else f"{top * f:,.2g}")
+        marker.set_data([max(p["nodes"], 1)], [r.collective_ms / top])
         marker.set_color(_colour(broken))
-        marker.set_marker("o" if p["nodes"] >= 1 else "<")
-        budget.set_ydata([p["budget_ms"]] * 2)
+        budget.set_ydata([p["budget_ms"] / top] * 2)
         sat = " (saturated)" if U16_MAX in (r.collective_ms, r.moved_gb) else ""
         status.set_text(f"{p['nodes']} ranks move {r.moved_gb:,} GB: {r.collective_ms:,} ms "
                         f"({'within' if r.within_budget else 'over'} budget){sat}")
-        return rescaled
 
     return update
 
