@@ -125,12 +125,18 @@ class WorkedTable:
                 f"{good[spec.total]}; {self.broken_label}: {spec.flagged} = {bad[spec.flagged]}.")
 
     def styled(self) -> "pd.io.formats.style.Styler":  # noqa: F821 - pandas is imported lazily
-        """The frame formatted for the book: yes/no, thousands separators, rows highlighted.
+        """The frame in the book's table style: headers in words with units, numbers right-aligned
+        with thousands separators, yes/no for flags, rows highlighted, 3 px × 10 px padding.
 
         Green rows are rows where the broken build happens to be right; amber
-        rows sit exactly on their threshold (the equality cases).
+        rows sit exactly on their threshold (the equality cases). Shaded rows
+        set their own dark text, so they stay legible in the site's dark mode.
         """
+        import re
+
         import pandas as pd
+
+        from ..labels import words
 
         frame = self.frame()
         agree = self.agrees()
@@ -139,24 +145,34 @@ class WorkedTable:
             i = row.name - 1
             colour = ""
             if self.rows[i].equality:
-                colour = "background-color: #fff3cd"
+                colour = "background-color: #fff3cd; color: #1a1a1a"
             elif agree[i]:
-                colour = "background-color: #e3f4e1"
+                colour = "background-color: #e3f4e1; color: #1a1a1a"
             return [colour] * len(row)
 
-        # let long port names break after an underscore in the header
-        frame.columns = pd.MultiIndex.from_tuples([(a, b.replace("_", "_<wbr>")) for a, b in frame.columns])
+        header = {"source": "source", "shows": "what the row shows"}
+        # group headers in words too: "peak FLOPs (ignore_comm)" shows as "peak FLOPs"
+        group = {self.broken_label: re.sub(r"\s*\(\w+_\w+\)", "", self.broken_label)}
+        frame.columns = pd.MultiIndex.from_tuples([(group.get(a, a), header.get(b, words(b)))
+                                                   for a, b in frame.columns])
+        text = [i for i, c in enumerate(frame.columns) if c[0] == "row"]
+        mask = [c for c in frame.columns if c[1] == words("fail_mask")]
         return (
             frame.style.set_uuid(f"worked-{self.name}")
             .format(lambda v: fmt_value(v) if not isinstance(v, str) else v)
-            .format(lambda v: f"{v:06b}", subset=[c for c in frame.columns if c[1] == "fail_<wbr>mask"])
+            .format(lambda v: f"{v:06b}", subset=mask)
             .apply(shade, axis=1)
             .set_caption(self.caption())
             .set_table_styles([
-                {"selector": "", "props": "font-size: 80%; border-collapse: collapse;"},
-                {"selector": "caption", "props": "caption-side: top; text-align: left; font-weight: bold;"},
-                {"selector": "td, th", "props": "padding: 1px 6px; white-space: nowrap;"},
-                {"selector": "thead th", "props": "white-space: normal; vertical-align: bottom;"},
+                {"selector": "", "props": "font-size: 85%; border-collapse: collapse; "
+                                          "font-variant-numeric: tabular-nums;"},
+                {"selector": "caption", "props": "caption-side: top; text-align: left; font-weight: bold; "
+                                                 "color: inherit; padding: 4px 0;"},
+                {"selector": "td, th", "props": "padding: 3px 10px; white-space: nowrap;"},
+                {"selector": "td", "props": "text-align: right;"},
+                {"selector": "thead th", "props": "white-space: normal; vertical-align: bottom; text-align: right; "
+                                                  "border-bottom: 1px solid #888;"},
+                *({"selector": f"td.col{i}", "props": "text-align: left;"} for i in text),
                 {"selector": "td.col" + str(len(frame.columns) - 1), "props": "white-space: normal; min-width: 12em;"},
             ])
         )

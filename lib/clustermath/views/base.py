@@ -23,27 +23,42 @@ Design notes
 * Slider ranges are chosen by the caller so a reader can never reach an input
   the model rejects; ``floors`` ties one slider's minimum to another's value
   (for example slowest rank >= mean rank).
-* ``timings`` records model and redraw latency of every update, which
-  ``tools/bench_widgets.py`` reports.
+* ``timings`` records model and redraw latency of every update (wall
+  clock), ``cpu_timings`` the same in process CPU time; both are reported
+  by ``tools/bench_widgets.py``.
+* What a reader sees is in words: controls and table rows are labelled from
+  ``clustermath.labels.WORDS`` (with units), numbers are right-aligned with
+  thousands separators (``table``), and a value the model cannot represent
+  is flagged on screen, in the table and in the picture: a 16-bit output
+  saturated at 65,535, a share of time above 100%, more minutes lost per day
+  than a day has (``flags``).
+* Controls sit above the picture when the page is narrow (the row wraps).
+  On the static HTML book no kernel runs the callbacks; ``book/static/
+  static-widgets.js`` disables the controls there and says how to go live.
 """
 from __future__ import annotations
 
 import html
+import math
 import io
 import time
 from dataclasses import fields
 from typing import Any, Callable, Mapping, Sequence
 
 import ipywidgets as W
+import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from PIL import Image as PILImage
 
 from ..check import fmt_value
+from ..labels import words
 from ..runner import spec_of
+from ..validate import U16_MAX
 
-__all__ = ["Explorer", "LiveFigure", "ModelView", "Slider", "encode_png", "still", "CORRECT_COLOUR", "BROKEN_COLOUR", "LIMIT_COLOUR"]
+__all__ = ["Explorer", "LiveFigure", "ModelView", "Slider", "encode_png", "flags", "ladder", "still", "table",
+           "BROKEN_BUILD", "CORRECT_COLOUR", "BROKEN_COLOUR", "FLAG_COLOUR", "LIMIT_COLOUR", "OVER"]
 
 CORRECT_COLOUR = "#1f5fa8"
 """Colour of the correct build in every figure of the book."""
@@ -51,6 +66,95 @@ BROKEN_COLOUR = "#d9822b"
 """Colour of the broken (specification-sheet) build."""
 LIMIT_COLOUR = "#b22222"
 """Colour of a threshold line."""
+FLAG_COLOUR = "#a40000"
+"""Colour of a flagged value (saturated, or beyond what the model covers)."""
+BROKEN_BUILD = "spec-sheet build"
+"""The book's one name for the build that takes the specification sheet at its word."""
+
+OVER: dict[str, tuple[float, str]] = {
+    "young_lost_pct": (100.0, "over 100% lost: beyond the first-order model"),
+    "daly_lost_pct": (100.0, "over 100% lost: beyond the model"),
+    "young_in_daly_pct": (100.0, "over 100% lost: beyond the model"),
+    "overhead_pct": (100.0, "over 100%: saving outlasts the interval"),
+    "lost_min_per_day": (1440.0, "more minutes lost than a day has (1,440)"),
+}
+"""Outputs that stop meaning anything above a bound: the bound and what to say on screen."""
+
+
+def flags(result: Any) -> dict[str, str]:
+    """What is wrong with each flagged output of a model result, by field name.
+
+    * a 16-bit integer output at 65,535 (the chapter-1 models saturate there:
+      the true value is at least that);
+    * a field of ``OVER`` above its bound (a share of time above 100%, more
+      minutes lost a day than a day has);
+    * ``first_order_valid`` false (the goodput budget's shares are capped).
+    """
+    found: dict[str, str] = {}
+    for f in fields(result):
+        value = getattr(result, f.name)
+        if isinstance(value, bool):
+            if f.name == "first_order_valid" and not value:
+                found[f.name] = "first-order model out of range: its shares are capped"
+            continue
+        if isinstance(value, int) and value == U16_MAX and f.name not in OVER:
+            found[f.name] = "saturated at 65,535: the true value is larger"
+        elif f.name in OVER and isinstance(value, (int, float)) and value > OVER[f.name][0]:
+            found[f.name] = OVER[f.name][1]
+    return found
+
+
+_PAD = "padding:3px 10px"
+_NUM = f"{_PAD};text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap"
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[str]], *, flagged: Mapping[int, str] | None = None,
+          chosen: int | None = None, differ: Sequence[int] = ()) -> str:
+    """The book's one table style, as inline HTML (so it holds in JupyterLab and on the static site).
+
+    ``header`` is in words; the first column is a label (left-aligned), the
+    others numbers (right-aligned, already formatted with thousands
+    separators). ``flagged`` maps a row index to a note: the row is shaded and
+    the note shown under it. ``chosen`` shades one column's header;
+    ``differ`` lists rows printed in the flag colour (the two builds disagree).
+    """
+    flagged = dict(flagged or {})
+    head = "".join(
+        f"<th scope='col' style='{_PAD if i == 0 else _NUM};border-bottom:1px solid #888;"
+        f"{'background:rgba(31,95,168,0.14);' if i == chosen else ''}'>{html.escape(h)}</th>"
+        for i, h in enumerate(header))
+    body = []
+    for r, row in enumerate(rows):
+        shade = "background:#fff3cd;color:#1a1a1a;" if r in flagged else ""
+        colour = f"color:{FLAG_COLOUR};" if r in differ and r not in flagged else ""
+        cells = "".join(
+            (f"<th scope='row' style='{_PAD};font-weight:normal;text-align:left'>{html.escape(c)}</th>" if i == 0
+             else f"<td style='{_NUM}'>{html.escape(c)}</td>") for i, c in enumerate(row))
+        body.append(f"<tr style='{shade}{colour}'>{cells}</tr>")
+        if r in flagged:
+            body.append(f"<tr style='{shade}'><td colspan='{len(row)}' class='cm-flag' "
+                        f"style='{_PAD};color:{FLAG_COLOUR};font-weight:bold'>⚠ {html.escape(flagged[r])}</td></tr>")
+    return (f"<table class='cm-table' style='border-collapse:collapse;font-size:90%;margin:4px 0'>"
+            f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>")
+
+
+def ladder(low: float, high: float, value: float, integer: bool) -> list[float]:
+    """Slider stops evenly spread on a log scale: 1, 1.25, 1.5, 2, 2.5, 3, 4, 5, 6, 8 per decade, the
+    powers of two, and ``low``, ``high`` and ``value`` themselves (0 too, when ``low`` is 0)."""
+    mantissas = (1, 1.25, 1.5, 2, 2.5, 3, 4, 5, 6, 8)
+    stops = {low, high, value}
+    floor = max(low, 1 if integer else low or 1e-3)
+    exponent = math.floor(math.log10(floor)) - 1
+    while 10 ** exponent <= high:
+        stops.update(m * 10 ** exponent for m in mantissas)
+        exponent += 1
+    two = 1
+    while two <= high:
+        stops.add(two)
+        two *= 2
+    kept = sorted({(int(round(v)) if integer else float(v)) for v in stops if low <= v <= high
+                   and (v == low or v >= floor)})
+    return kept
 
 Updater = Callable[[Mapping[str, Any], bool], "bool | None"]
 Setup = Callable[[Axes], Updater]
@@ -64,20 +168,24 @@ class Slider:
     """A slider specification: port name, range, step, default and an optional label.
 
     Integer bounds give an ``IntSlider``; any float among them gives a
-    ``FloatSlider`` (with ``readout_format``, default ``.3g``).
+    ``FloatSlider`` (with ``readout_format``, default ``.3g``). ``log=True``
+    gives a ``SelectionSlider`` over ``ladder(low, high, value)``: stops
+    evenly spaced on a log scale, for ranges that span decades. The label
+    defaults to the port in words, with its unit (``clustermath.labels``).
     """
 
     def __init__(self, port: str, low: float, high: float, value: float, step: float = 1,
-                 label: str | None = None, readout_format: str = ".3g"):
+                 label: str | None = None, readout_format: str = ".3g", log: bool = False):
         if not low <= value <= high:
             raise ValueError(f"value must be in {low}..{high} for slider {port!r}, got {value}")
         steps = (value - low) / step if step > 0 else -1.0
-        if step <= 0 or abs(steps - round(steps)) > 1e-9:
+        if not log and (step <= 0 or abs(steps - round(steps)) > 1e-9):
             raise ValueError(f"step must be > 0 and put {value} on the slider's grid "
                              f"{low}, {low + step}, ... for slider {port!r}, got step {step}")
         self.port, self.low, self.high, self.value, self.step = port, low, high, value, step
-        self.label = label or port
+        self.label = label or words(port)
         self.readout_format = readout_format
+        self.log = log
 
     @property
     def is_float(self) -> bool:
@@ -85,8 +193,13 @@ class Slider:
 
     def widget(self, style: Mapping[str, str], layout: W.Layout) -> W.ValueWidget:
         """The ipywidgets slider for this specification."""
+        if self.log:
+            stops = ladder(self.low, self.high, self.value, integer=not self.is_float)
+            options = [(format(v, ",") if isinstance(v, int) else format(v, self.readout_format), v) for v in stops]
+            return W.SelectionSlider(options=options, value=self.value, description=self.label,
+                                     tooltip=self.label, continuous_update=True, style=style, layout=layout)
         common = dict(value=self.value, min=self.low, max=self.high, step=self.step, description=self.label,
-                      continuous_update=True, style=style, layout=layout)
+                      tooltip=self.label, continuous_update=True, style=style, layout=layout)
         if self.is_float:
             return W.FloatSlider(readout_format=self.readout_format, **common)
         return W.IntSlider(**common)
@@ -102,7 +215,7 @@ def encode_png(canvas: FigureCanvasAgg) -> bytes:
 
 
 def _cell(value: Any) -> str:
-    return html.escape(fmt_value(value))
+    return fmt_value(value)
 
 
 class LiveFigure(W.VBox):
@@ -110,7 +223,8 @@ class LiveFigure(W.VBox):
 
     A subclass says what to compute (``compute``), how to tabulate it
     (``table_html``), what to print for a compared notebook cell
-    (``report``) and what to pass to the view besides the inputs (``mode``).
+    (``report``), what to pass to the view besides the inputs (``mode``)
+    and what to flag (``warnings``: shown in red over the picture).
 
     Parameters
     ----------
@@ -125,6 +239,10 @@ class LiveFigure(W.VBox):
     floors:
         ``{name: other}``: the slider of ``name`` never goes below the
         current value of ``other`` (its minimum follows it).
+    title:
+        Shown in words above the explorer (the picture's axes title moves
+        there, which leaves the space above the axes to the moving status
+        line) and used as the picture's accessible name.
     """
 
     def __init__(
@@ -141,21 +259,40 @@ class LiveFigure(W.VBox):
         self.controls = dict(controls)
         self._floors = dict(floors or {})
         self.timings: list[tuple[float, float]] = []
+        self.cpu_timings: list[tuple[float, float]] = []
+        self.title = title
+        self.alt = title
         self.table = W.HTML()
-        self.picture = W.Image(format="png", layout=W.Layout(align_self="flex-start"))
+        self.picture = W.Image(format="png", layout=W.Layout(max_width="100%", height="auto",
+                                                             object_fit="contain", flex="0 1 auto"))
+        self.picture.add_class("cm-picture")
         self.figure = Figure(figsize=figsize, dpi=dpi)
         self.canvas = FigureCanvasAgg(self.figure)
         self.axes = self.figure.add_subplot()
-        self.figure.subplots_adjust(left=0.15, right=0.97, bottom=0.17, top=0.9)
+        self.figure.subplots_adjust(left=0.15, right=0.97, bottom=0.17, top=0.84)
         self._move = view(self.axes)
+        if title and self.axes.get_title():
+            self.axes.set_title("")  # the heading above the explorer says it
         self._moving = [a for a in self.axes.get_children() if a.get_animated()]
-        self.canvas.draw()
-        self._frame = self.canvas.copy_from_bbox(self.figure.bbox)
+        legend = self.axes.get_legend()
+        # drawn again over the moving curves, so a curve never hides a legend or a threshold's label
+        self._overlays = ([legend] if legend is not None else []) + [
+            t for t in self.axes.texts if not t.get_animated() and t.get_text()]
+        # flags sit on a line of their own above the status line (which sits just above the axes)
+        self._flag = self.axes.text(0.0, 1.13, "", transform=self.axes.transAxes, ha="left", va="bottom",
+                                    fontsize=8.5, color="white", animated=True, clip_on=False,
+                                    bbox={"boxstyle": "round,pad=0.2", "fc": FLAG_COLOUR, "ec": FLAG_COLOUR})
+        self._redraw_frame()
         for widget in (*self.controls.values(), *extras):
             widget.observe(self._on_change, names="value")
         heading = W.HTML(f"<b>{html.escape(title)}</b>") if title else W.HTML()
-        left = W.VBox([*self.controls.values(), *extras, self.table])
-        super().__init__([heading, W.HBox([left, self.picture])])
+        left = W.VBox([*self.controls.values(), *extras, self.table],
+                      layout=W.Layout(flex="1 1 320px", max_width="480px", min_width="0"))
+        left.add_class("cm-controls")
+        row = W.HBox([left, self.picture], layout=W.Layout(flex_flow="row wrap", align_items="flex-start",
+                                                            width="100%"))
+        super().__init__([heading, row], layout=W.Layout(width="100%", max_width="100%"))
+        self.add_class("cm-explorer")
         self.update()
 
     # -- what a subclass provides ---------------------------------------------------
@@ -175,7 +312,41 @@ class LiveFigure(W.VBox):
         """What the view's ``update`` receives besides the inputs (None by default)."""
         return None
 
+    def warnings(self, result: Any) -> list[str]:
+        """Notes to flag over the picture for this result (none by default)."""
+        return []
+
     # -- shared machinery -------------------------------------------------------------
+    def _redraw_frame(self) -> None:
+        """Draw the fixed frame and save it; render the overlays (legend, threshold labels) alone,
+        on a transparent canvas, once, so each update lays them over the moving artists by an
+        alpha blend instead of rendering their text again (text is the slow part of Agg)."""
+        self.canvas.draw()
+        self._frame = self.canvas.copy_from_bbox(self.figure.bbox)
+        self._overlay = None
+        if not self._overlays:
+            return
+        renderer = self.canvas.get_renderer()
+        renderer.clear()  # fully transparent
+        for artist in self._overlays:
+            artist.draw(renderer)
+        layer = np.array(self.canvas.buffer_rgba(), copy=True)
+        alpha = layer[..., 3:4]
+        rows = np.flatnonzero(alpha.any(axis=(1, 2)))
+        if rows.size:
+            top, bottom = int(rows[0]), int(rows[-1]) + 1
+            self._overlay = (top, bottom, layer[top:bottom, :, :3].astype(np.float32),
+                             alpha[top:bottom].astype(np.float32) / 255.0)
+        self.canvas.restore_region(self._frame)
+
+    def _composite_overlays(self) -> None:
+        if self._overlay is None:
+            return
+        top, bottom, colour, alpha = self._overlay
+        buffer = np.asarray(self.canvas.buffer_rgba())
+        band = buffer[top:bottom, :, :3]
+        band[...] = (colour * alpha + band * (1.0 - alpha)).astype(np.uint8)
+
     @property
     def inputs(self) -> dict[str, Any]:
         """The current values of the input controls."""
@@ -193,34 +364,43 @@ class LiveFigure(W.VBox):
                 slider.min = low  # clamps the value; a change re-enters update()
                 if raised:
                     return
-        start = time.perf_counter()
-        self.table.value = self.table_html(self.compute())
-        modelled = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
+        result = self.compute()
+        self.table.value = self.table_html(result)
+        notes = self.warnings(result)
+        modelled, cpu_modelled = time.perf_counter(), time.process_time()
         if self._move(self.inputs, self.mode()):
-            self.canvas.draw()
-            self._frame = self.canvas.copy_from_bbox(self.figure.bbox)
+            self._redraw_frame()
         self.canvas.restore_region(self._frame)
         for artist in self._moving:
             self.axes.draw_artist(artist)
+        self._composite_overlays()
+        if notes:
+            self._flag.set_text("⚠ " + "; ".join(dict.fromkeys(notes)))
+            self.axes.draw_artist(self._flag)
         self.picture.value = encode_png(self.canvas)
+        # the picture's description (the html-manager's ImageView breaks on a tooltip, so the book's
+        # static-widgets.js writes the alt text from the heading and the flags on the page)
+        self.alt = self.title + (": " + "; ".join(notes) if notes else "")
         self.timings.append((modelled - start, time.perf_counter() - modelled))
+        self.cpu_timings.append((cpu_modelled - cpu_start, time.process_time() - cpu_modelled))
 
 
-_STYLE = {"description_width": "140px"}
-_LAYOUT_WIDTH = "380px"
+_STYLE = {"description_width": "185px"}
 
 
 def _controls(sliders: Sequence[Slider], checkboxes: Mapping[str, bool] | None) -> dict[str, W.ValueWidget]:
     """One slider per ``Slider`` and one checkbox per boolean input, keyed by input name."""
-    layout = W.Layout(width=_LAYOUT_WIDTH)
+    layout = W.Layout(width="100%", max_width="470px")
     controls: dict[str, W.ValueWidget] = {s.port: s.widget(_STYLE, layout) for s in sliders}
     for port, value in (checkboxes or {}).items():
-        controls[port] = W.Checkbox(value=value, description=port, style=_STYLE, indent=False)
+        controls[port] = W.Checkbox(value=value, description=words(port), tooltip=words(port), style=_STYLE,
+                                    indent=False)
     return controls
 
 
 class Explorer(LiveFigure):
-    """A chapter-1 model with its two builds: sliders, a broken-build toggle, both builds' outputs.
+    """A chapter-1 model with its two builds: sliders, a spec-sheet-build toggle, both builds' outputs.
 
     Parameters
     ----------
@@ -253,9 +433,9 @@ class Explorer(LiveFigure):
         controls = _controls(sliders, checkboxes)
         self.broken = W.ToggleButton(
             value=False,
-            description=f"plot the broken build ({self.spec.broken_flag})",
-            tooltip="The broken build is what a specification sheet says.",
-            layout=W.Layout(width=_LAYOUT_WIDTH),
+            description=f"plot the {BROKEN_BUILD}",
+            tooltip="The spec-sheet build takes the specification sheet at its word.",
+            layout=W.Layout(width="100%", max_width="470px"),
         )
         super().__init__(controls, view, extras=[self.broken], floors=floors, title=title,
                          figsize=figsize, dpi=dpi)
@@ -274,25 +454,28 @@ class Explorer(LiveFigure):
     def mode(self) -> bool:
         return bool(self.broken.value)
 
+    def warnings(self, result: tuple[Any, Any]) -> list[str]:
+        """The flags of the build on the picture."""
+        shown = result[1] if self.broken.value else result[0]
+        return list(flags(shown).values())
+
     def table_html(self, result: tuple[Any, Any]) -> str:
-        """Both builds' outputs as a small HTML table; rows where they differ are red."""
+        """Both builds' outputs in words; rows where they differ in the flag colour, flagged rows shaded."""
         correct, broken = result
+        bad_correct, bad_broken = flags(correct), flags(broken)
+        names = [f.name for f in fields(correct)]
+        rows, flagged, differ = [], {}, []
+        for i, name in enumerate(names):
+            a, b = getattr(correct, name), getattr(broken, name)
+            rows.append((words(name), _cell(a), _cell(b)))
+            if a != b:
+                differ.append(i)
+            notes = [f"{build}: {bad[name]}" for build, bad in (("correct", bad_correct), (BROKEN_BUILD, bad_broken))
+                     if name in bad]
+            if notes:
+                flagged[i] = "; ".join(notes)
         chosen = 2 if self.broken.value else 1
-        head = ("output", "correct", "spec sheet")
-        cells = "".join(
-            f"<th style='padding:2px 8px;{'background:#eef3fa' if i == chosen else ''}'>{h}</th>"
-            for i, h in enumerate(head)
-        )
-        rows = [f"<tr>{cells}</tr>"]
-        for f in fields(correct):
-            a, b = getattr(correct, f.name), getattr(broken, f.name)
-            mark = " style='color:#b22222'" if a != b else ""
-            rows.append(
-                f"<tr{mark}><td style='padding:2px 8px'><code>{f.name}</code></td>"
-                f"<td style='padding:2px 8px;text-align:right'>{_cell(a)}</td>"
-                f"<td style='padding:2px 8px;text-align:right'>{_cell(b)}</td></tr>"
-            )
-        return "<table style='border-collapse:collapse;font-size:90%'>" + "".join(rows) + "</table>"
+        return table(("output", "correct build", BROKEN_BUILD), rows, flagged=flagged, chosen=chosen, differ=differ)
 
     def report(self) -> str:
         """The current case, both builds, as plain text."""
@@ -346,16 +529,19 @@ class ModelView(LiveFigure):
     def compute(self) -> Any:
         return self.model(**self.arguments)
 
+    def warnings(self, result: Any) -> list[str]:
+        return [note for name, note in flags(result).items() if name not in self.hidden]
+
     def _rows(self, result: Any) -> list[tuple[str, str]]:
         return [(f.name, format(getattr(result, f.name), self.formats[f.name]) if f.name in self.formats
                  else fmt_value(getattr(result, f.name)))
                 for f in fields(result) if f.name not in self.hidden]
 
     def table_html(self, result: Any) -> str:
-        rows = "".join(f"<tr><td style='padding:2px 8px'><code>{html.escape(k)}</code></td>"
-                       f"<td style='padding:2px 8px;text-align:right'>{html.escape(v)}</td></tr>"
-                       for k, v in self._rows(result))
-        return f"<table style='border-collapse:collapse;font-size:90%'>{rows}</table>"
+        bad = flags(result)
+        rows = self._rows(result)
+        flagged = {i: bad[k] for i, (k, _) in enumerate(rows) if k in bad}
+        return table(("output", "value"), [(words(k), v) for k, v in rows], flagged=flagged)
 
     def report(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.arguments.items())
@@ -375,4 +561,6 @@ def still(view: Setup, inputs: Mapping[str, Any], broken: bool = False, *,
     for artist in ax.get_children():
         if artist.get_animated():
             artist.set_animated(False)
+    if ax.get_title() and any(t.get_text() and t.get_position()[1] > 1 for t in ax.texts):
+        ax.set_title(ax.get_title(), pad=18)  # the status line sits where the title would
     return ax.figure  # type: ignore[return-value]

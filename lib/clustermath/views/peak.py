@@ -8,6 +8,7 @@ defaults, and ``widgets.still`` draws the same view as a static figure.
 """
 from __future__ import annotations
 
+import math
 from typing import Any, Callable, Mapping
 
 import ipywidgets as W
@@ -25,7 +26,10 @@ from ..pipeline import ACCEPTABLE_BUBBLE_PCT, pipeline_bubble
 from ..scaling import SCALES_WELL_PCT, cluster_scale
 from ..stragglers import straggler_step
 from ..compositions.debug_lab import lab_summary
-from .base import BROKEN_COLOUR, CORRECT_COLOUR, LIMIT_COLOUR, Explorer, Slider, Updater
+from ..labels import words
+from .base import table
+from .base import BROKEN_BUILD, BROKEN_COLOUR, CORRECT_COLOUR, FLAG_COLOUR, LIMIT_COLOUR, Explorer, Slider, Updater
+from ..validate import U16_MAX
 
 __all__ = ["explorer", "EXPLORERS", "VIEWS"]
 
@@ -45,9 +49,8 @@ def _limit(ax: Axes, y: float, text: str, animated: bool = False) -> Any:
 
 
 def _status(ax: Axes) -> Any:
-    """A moving text in the top-left corner of the axes."""
-    return ax.text(0.02, 0.96, "", transform=ax.transAxes, va="top", fontsize=9, animated=True,
-                   bbox={"boxstyle": "round", "fc": "white", "ec": "#cccccc"})
+    """A moving line of text just above the axes (where it never hides the marker or a curve)."""
+    return ax.text(0.0, 1.02, "", transform=ax.transAxes, va="bottom", fontsize=9, animated=True)
 
 
 def _moving_curve(ax: Axes) -> tuple[Any, Any]:
@@ -56,16 +59,24 @@ def _moving_curve(ax: Axes) -> tuple[Any, Any]:
     return curve, marker
 
 
-def _show(curve: Any, marker: Any, xs: Any, ys: Any, x: float, y: float, broken: bool) -> None:
+def _show(curve: Any, marker: Any, xs: Any, ys: Any, x: float, y: float, broken: bool,
+          flagged: bool = False) -> None:
+    """Move the curve and the marker; a flagged point (saturated, or off the top of the axes) is a
+    triangle pinned to the top edge, outlined in the flag colour."""
     curve.set_data(xs, ys)
-    marker.set_data([x], [y])
+    top = marker.axes.get_ylim()[1]
+    off = flagged or y > top
+    marker.set_data([x], [min(y, top)])
+    marker.set_marker("^" if off else "o")
+    marker.set_markeredgecolor(FLAG_COLOUR if off else "black")
+    marker.set_markeredgewidth(2 if off else 1)
     curve.set_color(_colour(broken))
     marker.set_color(_colour(broken))
 
 
 def _legend(ax: Axes, loc: str) -> None:
     ax.plot([], [], color=CORRECT_COLOUR, lw=2, label="correct build")
-    ax.plot([], [], color=BROKEN_COLOUR, lw=2, label="spec-sheet build")
+    ax.plot([], [], color=BROKEN_COLOUR, lw=2, label=BROKEN_BUILD)
     ax.legend(loc=loc, fontsize=8)
 
 
@@ -84,15 +95,27 @@ def view_cluster_scale(ax: Axes) -> Updater:
         eff = [cluster_scale(**{**p, "comm_ms": int(c)}, ignore_comm=broken).efficiency_pct for c in comm]
         r = cluster_scale(**p, ignore_comm=broken)
         _show(curve, marker, comm, eff, p["comm_ms"], r.efficiency_pct, broken)
-        status.set_text(f"{p['compute_ms']} ms compute: {r.efficiency_pct}%, {r.achieved_tflops:,} TFLOPS")
+        sat = " (saturated)" if r.achieved_tflops == U16_MAX else ""
+        status.set_text(f"{p['compute_ms']} ms compute: {r.efficiency_pct}%, {r.achieved_tflops:,} TFLOPS{sat}")
 
     return update
 
 
 def view_collective_cost(ax: Axes) -> Updater:
-    ranks = np.arange(0, 257)
-    ax.set(xlabel="ranks", ylabel="all-reduce time (ms, log)", xlim=(0, 256), yscale="log", ylim=(1, 1e5),
+    ranks = np.arange(1, 257)
+    # A linear time axis, so the steep rise from 1 to a handful of ranks shows. Its top follows the
+    # data in steps of a 1-2-5 ladder; the curves are drawn as fractions of that top on a fixed
+    # 0..1 axis and the tick labels are moving texts, so a new scale costs no full redraw.
+    ax.set(xlabel="ranks (log scale)", ylabel="all-reduce time (ms)", xscale="log", xlim=(1, 256), ylim=(0, 1.05),
            title="All-reduce time against the rank count")
+    ax.set_xticks([1, 2, 4, 8, 16, 32, 64, 128, 256], ["1", "2", "4", "8", "16", "32", "64", "128", "256"])
+    ax.minorticks_off()
+    fractions = (0.0, 0.25, 0.5, 0.75, 1.0)
+    ax.set_yticks(fractions, [""] * len(fractions))
+    ax.set_ylabel("all-reduce time (ms)", labelpad=38)
+    ax.figure.subplots_adjust(left=0.2)
+    ticks = [ax.text(-0.015, f, "", transform=ax.get_yaxis_transform(), ha="right", va="center", fontsize=10,
+                     animated=True) for f in fractions]
     (ring,) = ax.plot([], [], lw=2, color=CORRECT_COLOUR, drawstyle="steps-post", animated=True,
                       label="ring: 2(N-1)/N of the gradient")
     (flat,) = ax.plot([], [], lw=2, color=BROKEN_COLOUR, drawstyle="steps-post", animated=True,
@@ -104,18 +127,35 @@ def view_collective_cost(ax: Axes) -> Updater:
     status = _status(ax)
 
     def update(p: Inputs, broken: bool) -> None:
+        curves, highest = [], 0
         for line, flag in ((ring, False), (flat, True)):
             ms = [collective_cost(**{**p, "nodes": int(n)}, ignore_topology=flag).collective_ms for n in ranks]
-            line.set_data(ranks, np.maximum(ms, 1))  # 0 ms sits on the log axis's floor
-            line.set_linewidth(3 if flag == broken else 1)
+            curves.append((line, flag, np.asarray(ms, float)))
+            highest = max(highest, max(ms))
         r = collective_cost(**p, ignore_topology=broken)
-        marker.set_data([p["nodes"]], [max(r.collective_ms, 1)])
+        top = _nice_top(max(highest, p["budget_ms"], 1) * 1.15)
+        for line, flag, ms in curves:
+            line.set_data(ranks, ms / top)
+            line.set_linewidth(3 if flag == broken else 1)
+        for text, f in zip(ticks, fractions):
+            text.set_text(f"{top * f:,.0f}" if top >= 10 else f"{top * f:,.2g}")
+        marker.set_data([max(p["nodes"], 1)], [r.collective_ms / top])
         marker.set_color(_colour(broken))
-        budget.set_ydata([max(p["budget_ms"], 1)] * 2)
-        status.set_text(f"{p['nodes']} ranks move {r.moved_gb} GB: {r.collective_ms:,} ms "
-                        f"({'within' if r.within_budget else 'over'} budget)")
+        budget.set_ydata([p["budget_ms"] / top] * 2)
+        sat = " (saturated)" if U16_MAX in (r.collective_ms, r.moved_gb) else ""
+        status.set_text(f"{p['nodes']} ranks move {r.moved_gb:,} GB: {r.collective_ms:,} ms "
+                        f"({'within' if r.within_budget else 'over'} budget){sat}")
 
     return update
+
+
+def _nice_top(value: float) -> float:
+    """The smallest 1, 2 or 5 times a power of ten at or above ``value``."""
+    exponent = 10 ** math.floor(math.log10(value))
+    for m in (1, 2, 5, 10):
+        if m * exponent >= value:
+            return float(m * exponent)
+    return float(10 * exponent)
 
 
 def view_pipeline_bubble(ax: Axes) -> Updater:
@@ -150,7 +190,8 @@ def view_checkpoint_cost(ax: Axes) -> Updater:
         over = [checkpoint_cost(**{**p, "interval_s": int(t)}, ignore_checkpoint=broken).overhead_pct
                 for t in intervals]
         r = checkpoint_cost(**p, ignore_checkpoint=broken)
-        _show(curve, marker, intervals, over, max(p["interval_s"], 10), min(r.overhead_pct, 100), broken)
+        _show(curve, marker, intervals, over, max(p["interval_s"], 10), r.overhead_pct, broken,
+              flagged=r.overhead_pct > 100)
         status.set_text(f"write {r.write_s:,} s every {p['interval_s']:,} s: {r.overhead_pct:,}% overhead")
 
     return update
@@ -169,9 +210,11 @@ def view_failure_recovery(ax: Axes) -> Updater:
         lost = [failure_recovery(**{**p, "nodes": int(n)}, ignore_failures=broken).lost_min_per_day
                 for n in nodes]
         r = failure_recovery(**p, ignore_failures=broken)
-        _show(curve, marker, nodes, lost, max(p["nodes"], 1), min(r.lost_min_per_day, 600), broken)
+        _show(curve, marker, nodes, lost, max(p["nodes"], 1), r.lost_min_per_day, broken,
+              flagged=r.lost_min_per_day > 1440)
+        more = " (more than a day has)" if r.lost_min_per_day > 1440 else ""
         status.set_text(f"MTBF {r.cluster_mtbf_h:,} h, {r.failures_per_day:,} a day, "
-                        f"{r.lost_min_per_day:,} min lost")
+                        f"{r.lost_min_per_day:,} min lost{more}")
 
     return update
 
@@ -207,9 +250,13 @@ def view_activation_memory(ax: Axes) -> Updater:
     batches = np.arange(0, 65)
     ax.set(xlabel="batch", ylabel="activations held (MB, log)", xlim=(0, 64), yscale="log", ylim=(10, 1e5),
            title="Activation memory against the batch")
-    (held,) = ax.plot([], [], "-", lw=2, animated=True, label="hold every layer")
-    (recomputed,) = ax.plot([], [], "--", lw=2, animated=True, label="recompute")
+    (held,) = ax.plot([], [], "-", lw=2, animated=True)
+    (recomputed,) = ax.plot([], [], "--", lw=2, animated=True)
     hbm = _limit(ax, 0, "", animated=True)
+    # the legend tells the lines apart by their dash, in a neutral colour: both take the colour
+    # of the build on the picture (blue correct, orange spec sheet)
+    ax.plot([], [], "-", color="#444444", lw=2, label="hold every layer")
+    ax.plot([], [], "--", color="#444444", lw=2, label="recompute")
     ax.plot([], [], color=LIMIT_COLOUR, ls=":", label="fast memory")
     (marker,) = ax.plot([], [], "o", ms=8, mec="black", animated=True)
     ax.legend(loc="lower right", fontsize=8)
@@ -225,14 +272,16 @@ def view_activation_memory(ax: Axes) -> Updater:
         r = activation_memory(**p, ignore_activations=broken)
         marker.set_data([p["batch"]], [max(r.act_mb, 10)])
         marker.set_color(_colour(broken))
+        marker.set_markeredgecolor(FLAG_COLOUR if r.act_mb == U16_MAX else "black")
         hbm.set_ydata([max(p["hbm_mb"], 10)] * 2)
-        status.set_text(f"{r.act_mb:,} MB of {p['hbm_mb']:,}: {'fits' if r.fits else 'does not fit'}")
+        sat = " (saturated)" if r.act_mb == U16_MAX else ""
+        status.set_text(f"{r.act_mb:,} MB{sat} of {p['hbm_mb']:,}: {'fits' if r.fits else 'does not fit'}")
 
     return update
 
 
 def view_fabric_bisection(ax: Axes) -> Updater:
-    ax.set(ylabel="across the cut (Gbps, log)", yscale="log", ylim=(10, 1e5),
+    ax.set(ylabel="across the cut (Gb/s, log)", yscale="log", ylim=(10, 1e5),
            title="Full bisection against what the cut carries")
     bars = ax.bar(["full bisection", "what the cut carries"], [10, 10], bottom=1, color=["#999999", CORRECT_COLOUR],
                   animated=True)
@@ -247,7 +296,8 @@ def view_fabric_bisection(ax: Axes) -> Updater:
         bars[1].set_height(max(r.real_bisection_gbps, 1))
         bars[1].set_color(_colour(broken))
         demand.set_ydata([max(p["demand_gbps"], 10)] * 2)
-        status.set_text(f"{p['oversub_x']}:1 carries {r.real_bisection_gbps:,} Gbps: "
+        sat = " (saturated)" if U16_MAX in (r.real_bisection_gbps, r.full_bisection_gbps) else ""
+        status.set_text(f"{p['oversub_x']}:1 carries {r.real_bisection_gbps:,} Gb/s{sat}: "
                         f"{'sufficient' if r.sufficient else 'short'}")
 
     return update
@@ -255,9 +305,9 @@ def view_fabric_bisection(ax: Axes) -> Updater:
 
 def view_cluster_economics(ax: Axes) -> Updater:
     effs = np.arange(1, 101)
-    ax.set(xlabel="measured efficiency (%)", ylabel="cost per useful TFLOPS (×1000)", xlim=(0, 100),
+    ax.set(xlabel="measured efficiency (%)", ylabel="cost per 1,000 useful TFLOPS", xlim=(0, 100),
            ylim=(0, 6000), title="Cost per useful teraflop against efficiency")
-    _limit(ax, ACCEPTABLE_COST_PER_USEFUL, "acceptable at or below 1500")
+    _limit(ax, ACCEPTABLE_COST_PER_USEFUL, "acceptable at or below 1,500")
     _legend(ax, "center right")
     curve, marker = _moving_curve(ax)
     status = _status(ax)
@@ -266,8 +316,10 @@ def view_cluster_economics(ax: Axes) -> Updater:
         cost = [cluster_economics(**{**p, "efficiency_pct": int(e)}, ignore_efficiency=broken).cost_per_useful
                 for e in effs]
         r = cluster_economics(**p, ignore_efficiency=broken)
-        _show(curve, marker, effs, cost, p["efficiency_pct"], min(r.cost_per_useful, 6000), broken)
-        status.set_text(f"{r.useful_tflops:,} useful TFLOPS at {r.cost_per_useful:,} each")
+        _show(curve, marker, effs, cost, p["efficiency_pct"], r.cost_per_useful, broken,
+              flagged=U16_MAX in (r.cost_per_useful, r.useful_tflops, r.total_cost))
+        sat = " (saturated)" if U16_MAX in (r.cost_per_useful, r.useful_tflops, r.total_cost) else ""
+        status.set_text(f"{r.useful_tflops:,} useful TFLOPS at {r.cost_per_useful:,} per 1,000{sat}")
 
     return update
 
@@ -276,7 +328,7 @@ def view_training_cluster_model(ax: Axes) -> Updater:
     names = [name for name, _ in PROPERTIES]
     ax.figure.subplots_adjust(left=0.34, bottom=0.12)
     ax.set(xticks=[], xlim=(0, 1), title="Six properties, one verdict")
-    bars = ax.barh(names[::-1], [1] * 6, color="#dddddd", animated=True)
+    bars = ax.barh([words(n) for n in names[::-1]], [1] * 6, color="#dddddd", animated=True)
     labels = [ax.text(0.5, y, "", ha="center", va="center", fontsize=8, animated=True) for y in range(6)]
     verdict = ax.text(0.5, -0.02, "", transform=ax.transAxes, ha="center", va="top", fontsize=9,
                       animated=True, bbox={"boxstyle": "round", "fc": "white", "ec": "#cccccc"})
@@ -289,7 +341,7 @@ def view_training_cluster_model(ax: Axes) -> Updater:
             bars[y].set_color(("#4d9a4d" if holds else LIMIT_COLOUR) if looked_at else "#dddddd")
             labels[y].set_text(("holds" if holds else "fails") + ("" if looked_at else " (not looked at)"))
             labels[y].set_color("white" if looked_at else "#555555")
-        verdict.set_text(f"scales: {'yes' if r.scales else 'no'}   fail_mask = {r.fail_mask:06b}"
+        verdict.set_text(f"scales: {'yes' if r.scales else 'no'}   failing properties {r.fail_mask:06b}"
                          + ("   FALSE CLAIM" if r.false_scale_err else ""))
 
     return update
@@ -312,48 +364,48 @@ VIEWS: dict[str, Callable[[Axes], Updater]] = {
 EXPLORERS: dict[str, Callable[[], Explorer]] = {
     "cluster_scale": lambda: Explorer(
         cluster_scale,
-        [Slider("nodes", 1, 1024, 64), Slider("node_tflops", 1, 1000, 100),
+        [Slider("nodes", 1, 1024, 64, log=True), Slider("node_tflops", 1, 1000, 100, log=True),
          Slider("compute_ms", 0, 1000, 100, 10), Slider("comm_ms", 0, 1000, 100, 10)],
         view_cluster_scale, title="Scaling efficiency: compute against communication"),
     "collective_cost": lambda: Explorer(
         collective_cost,
-        [Slider("bytes_gb", 0, 64, 8), Slider("nodes", 0, 256, 8),
+        [Slider("bytes_gb", 0, 64, 8), Slider("nodes", 0, 256, 8, log=True),
          Slider("fabric_gbps", 0, 3200, 800, 40), Slider("budget_ms", 0, 1000, 100, 10)],
         view_collective_cost, title="The all-reduce: bytes moved and time taken"),
     "pipeline_bubble": lambda: Explorer(
         pipeline_bubble,
-        [Slider("stages", 1, 64, 8), Slider("microbatches", 0, 256, 32)],
+        [Slider("stages", 1, 64, 8), Slider("microbatches", 0, 256, 32, log=True)],
         view_pipeline_bubble, title="The pipeline bubble against the microbatch count"),
     "checkpoint_cost": lambda: Explorer(
         checkpoint_cost,
-        [Slider("footprint_gb", 0, 4000, 560, 10), Slider("tier_gbps", 0, 1600, 80, 10),
-         Slider("interval_s", 0, 7200, 300, 10)],
+        [Slider("footprint_gb", 0, 4000, 560, 10, log=True), Slider("tier_gbps", 0, 1600, 80, 10, log=True),
+         Slider("interval_s", 0, 7200, 300, 10, log=True)],
         view_checkpoint_cost, title="Checkpoint overhead against the interval"),
     "failure_recovery": lambda: Explorer(
         failure_recovery,
-        [Slider("nodes", 0, 20000, 1000, 50), Slider("node_mtbf_h", 0, 50000, 8760, 10),
+        [Slider("nodes", 0, 20000, 1000, 50, log=True), Slider("node_mtbf_h", 0, 50000, 8760, 10, log=True),
          Slider("interval_min", 0, 240, 60, 5)],
         view_failure_recovery, title="Work lost to failures against the node count"),
     "straggler_step": lambda: Explorer(
         straggler_step,
-        [Slider("mean_ms", 0, 1000, 200, 5), Slider("slowest_ms", 0, 2000, 260, 5)],
+        [Slider("mean_ms", 0, 1000, 200, 5), Slider("slowest_ms", 0, 1000, 260, 5)],
         view_straggler_step, floors={"slowest_ms": "mean_ms"},
         title="One slow rank sets the step"),
     "activation_memory": lambda: Explorer(
         activation_memory,
         [Slider("layers", 0, 200, 80), Slider("batch", 0, 64, 8), Slider("act_per_layer_mb", 0, 64, 16),
-         Slider("hbm_mb", 0, 65535, 8192, 512)],
+         Slider("hbm_mb", 0, 65535, 8192, 512, log=True)],
         view_activation_memory, checkboxes={"recompute": False},
         title="Activation memory against the batch"),
     "fabric_bisection": lambda: Explorer(
         fabric_bisection,
         [Slider("nodes", 0, 128, 16), Slider("link_gbps", 0, 1600, 800, 100),
-         Slider("oversub_x", 0, 16, 4), Slider("demand_gbps", 0, 65535, 3200, 100)],
+         Slider("oversub_x", 0, 16, 4), Slider("demand_gbps", 0, 65535, 3200, 100, log=True)],
         view_fabric_bisection, title="Full bisection against what the cut carries"),
     "cluster_economics": lambda: Explorer(
         cluster_economics,
-        [Slider("nodes", 0, 512, 64), Slider("node_cost", 0, 1000, 100, 10),
-         Slider("node_tflops", 10, 1000, 100, 10), Slider("efficiency_pct", 0, 100, 50)],
+        [Slider("nodes", 1, 512, 64, log=True), Slider("node_cost", 1, 1000, 100, log=True),
+         Slider("node_tflops", 10, 1000, 100, log=True), Slider("efficiency_pct", 0, 100, 50)],
         view_cluster_economics, title="Cost per useful teraflop against efficiency"),
     "training_cluster_model": lambda: Explorer(
         training_cluster_model, [], view_training_cluster_model,
@@ -466,7 +518,7 @@ class LabExplorer(W.VBox):
 
     def __init__(self) -> None:
         style = {"description_width": "170px"}
-        layout = W.Layout(width="420px")
+        layout = W.Layout(width="100%", max_width="470px")
         self.controls = {
             "share_32_pct": W.IntSlider(70, 1, 100, description="compute share, 32 nodes", style=style, layout=layout),
             "share_64_pct": W.IntSlider(41, 1, 100, description="compute share, 64 nodes", style=style, layout=layout),
@@ -475,6 +527,7 @@ class LabExplorer(W.VBox):
         }
         self.table = W.HTML()
         for widget in self.controls.values():
+            widget.tooltip = widget.description
             widget.observe(lambda change: self.update(), names="value")
         super().__init__([W.HTML("<b>Debug lab: the doubled cluster</b>"), *self.controls.values(), self.table])
         self.update()
@@ -488,12 +541,7 @@ class LabExplorer(W.VBox):
                            180, values["slowest_ms"])
 
     def update(self) -> None:
-        cells = "".join(
-            f"<tr><td style='padding:2px 8px'>{q}</td><td style='padding:2px 8px;text-align:right'>{a}</td>"
-            f"<td style='padding:2px 8px;text-align:right'>{b}</td></tr>" for q, a, b in self.rows()
-        )
-        self.table.value = ("<table style='border-collapse:collapse'><tr><th></th><th>32 nodes</th>"
-                            f"<th>64 nodes</th></tr>{cells}</table>")
+        self.table.value = table(("", "32 nodes", "64 nodes"), self.rows())
 
     def report(self) -> str:
         lines = [f"{'':<28}{'32 nodes':>12}{'64 nodes':>26}"]

@@ -39,6 +39,8 @@ NETWORK_COLOUR = CORRECT_COLOUR
 IDLE_COLOUR = "#dcdcdc"
 REPLICA_COLOURS = ("#f6c89f", "#a6cee3", "#f9e07f", "#cab2d6", "#fbb4ae", "#b3de69", "#fdd0e6", "#bfd3e6")
 """Cell colours, one per replica, cycling."""
+EXPLORER_DOMAINS = 24
+"""The explorer draws at most this many domains (three rows of eight); the headline gives the whole job."""
 MAX_LABELS = 24
 """The explorer labels its cells only while there are this many or fewer (and they are tall enough)."""
 
@@ -164,10 +166,14 @@ def placement_explorer(tp: int = 4, pp: int = 4, dp: int = 4, domain_size: int =
     """
     explorer = ModelView(
         placement,
-        [Slider("tp", 1, 16, tp, label="tensor parallel (tp)"), Slider("pp", 1, 12, pp, label="pipeline stages (pp)"),
-         Slider("dp", 1, 8, dp, label="replicas (dp)"), Slider("domain_size", 1, 72, domain_size,
-                                                              label="GPUs per domain")],
-        lambda ax: view_placement(ax, fill_figure=True, status=False, top=0.98),
+        [Slider("tp", 1, 16, tp, label="tensor parallel, TP (GPUs)"),
+         Slider("pp", 1, 32, pp, label="pipeline stages, PP"),
+         Slider("dp", 1, 256, dp, log=True, label="data-parallel replicas, DP"),
+         Slider("domain_size", 1, 72, domain_size, label="GPUs per NVLink domain")],
+        # reaches the chapter's Llama layout (TP8 x PP16 x DP128 on 72-GPU racks: 228 racks), so a
+        # large job is drawn as a zoom on its first domains, and the headline says so
+        lambda ax: view_placement(ax, fill_figure=True, status=True, top=0.92, max_domains=EXPLORER_DOMAINS,
+                                  columns=8),
         hidden=("tp", "pp", "dp", "domain_size", "order", "packing", "pp_links", "pp_links_crossing", "warnings"),
         floors={"domain_size": "tp"},
         title="Placing TP × PP × DP on NVLink domains, tensor ranks innermost",
@@ -215,8 +221,8 @@ def figure_llama_rehoused(tp: int = 8, pp: int = 16, dp: int = 128) -> Figure:
     them over the network. Bottom right: the pipeline hops of the whole job on
     NVLink and on the network, for both housings.
     """
-    fig = Figure(figsize=(10, 9.4), layout="constrained")
-    grid = fig.add_gridspec(3, 2, height_ratios=(1.0, 1.5, 1.25), width_ratios=(1.35, 1))
+    fig = Figure(figsize=(10, 10.6), layout="constrained")
+    grid = fig.add_gridspec(3, 2, height_ratios=(1.0, 2.1, 1.25), width_ratios=(1.35, 1))
     servers, racks = fig.add_subplot(grid[0, :]), fig.add_subplot(grid[1, :])
     rackmap, bars = fig.add_subplot(grid[2, 0]), fig.add_subplot(grid[2, 1])
     job = {"tp": tp, "pp": pp, "dp": dp}
@@ -226,6 +232,8 @@ def figure_llama_rehoused(tp: int = 8, pp: int = 16, dp: int = 128) -> Figure:
         update({**job, "domain_size": size})
         for artist in ax.get_children():
             artist.set_animated(False)
+        for text in ax.texts:  # a page shows this figure at about 70%: keep its labels readable
+            text.set_fontsize(max(text.get_fontsize(), 9.5))
     on_servers, on_racks = placement(tp, pp, dp, 8), placement(tp, pp, dp, 72)
     servers.set_title(f"8-GPU servers, the first 36 of {on_servers.domains:,}: every pipeline hop crosses "
                       f"the network", fontsize=10)

@@ -38,10 +38,26 @@ _TAUS = np.geomspace(10.0, 1e6, 241)
 _GPUS = np.unique(np.geomspace(8, 262_144, 181).round().astype(int))
 
 
-def _status(ax: Axes, x: float = 0.02, y: float = 0.96, ha: str = "left", va: str = "top") -> Any:
-    """A one-line moving text in a corner of the axes (one line keeps a redraw cheap)."""
-    return ax.text(x, y, "", transform=ax.transAxes, va=va, ha=ha, fontsize=8.5, animated=True,
-                   bbox={"boxstyle": "round", "fc": "white", "ec": "#cccccc"})
+def _status(ax: Axes, x: float = 0.0, y: float = 1.02, ha: str = "left", va: str = "bottom") -> Any:
+    """A one-line moving text just above the axes, where it hides no marker (one line keeps a redraw cheap)."""
+    return ax.text(x, y, "", transform=ax.transAxes, va=va, ha=ha, fontsize=8.5, animated=True)
+
+
+_TOP = 1000.0
+"""Top of the time-lost axes (%): the band above 100% shows how far the first-order model has left its range."""
+
+
+def _beyond(ax: Axes) -> None:
+    """Shade the band above 100% lost and say what it means."""
+    ax.axhspan(100, _TOP, color="#f2dede", lw=0, zorder=0)
+    ax.axhline(100, color=LIMIT_COLOUR, lw=0.8, ls=":")
+    ax.annotate("over 100% lost: beyond the first-order model", (0.99, 300), xycoords=("axes fraction", "data"),
+                ha="right", va="center", fontsize=7.5, color=LIMIT_COLOUR)
+
+
+def _pinned(values: Any) -> np.ndarray:
+    """Values pinned under the top of the axes (a point above it is drawn on the edge)."""
+    return np.minimum(np.asarray(values, float), _TOP * 0.97)
 
 
 def _first_order_pct(taus: Any, delta: float, m: float) -> list[float]:
@@ -66,8 +82,8 @@ def view_young(ax: Axes) -> Updater:
     """Time lost against the checkpoint interval: Young's first order and Daly's model, optima marked.
 
     Both axes are logarithmic and fixed, so no input ever forces a full redraw."""
-    ax.figure.subplots_adjust(left=0.13, right=0.97, bottom=0.19, top=0.9)
-    ax.set(xscale="log", yscale="log", xlim=(10, 1e6), ylim=(0.1, 100),
+    ax.figure.subplots_adjust(left=0.13, right=0.97, bottom=0.19, top=0.84)
+    ax.set(xscale="log", yscale="log", xlim=(10, 1e6), ylim=(0.1, _TOP),
            xlabel="checkpoint interval τ (s, log scale)", ylabel="time lost (%, log scale)",
            title="Checkpoint interval: Young's optimum and Daly's")
     (young,) = ax.plot([], [], color=CORRECT_COLOUR, lw=2, animated=True, label="first order  δ/τ + τ/2M")
@@ -80,7 +96,8 @@ def view_young(ax: Axes) -> Updater:
     (tens,) = ax.plot([], [], "x", ms=8, mew=2, color=BROKEN_COLOUR, animated=True, label="10× off")
     ax.plot([], [], color=CORRECT_COLOUR, alpha=0.3, lw=6, label="2× off either way")
     ax.legend(loc="lower left", fontsize=7, ncol=2)
-    status = _status(ax, x=0.5, y=0.97, ha="center")
+    _beyond(ax)
+    status = _status(ax)
 
     def update(p: Inputs, mode: Any = None) -> None:
         plan = checkpoint_plan(**p)
@@ -90,12 +107,13 @@ def view_young(ax: Axes) -> Updater:
         tau = plan.young_interval_s
         band.set_x(tau / 2)
         band.set_width(tau * 2 - tau / 2)
-        y_opt.set_data([tau], [plan.young_lost_pct])
-        d_opt.set_data([plan.daly_interval_s], [plan.daly_lost_pct])
+        y_opt.set_data([tau], _pinned([plan.young_lost_pct]))
+        d_opt.set_data([plan.daly_interval_s], _pinned([plan.daly_lost_pct]))
         ten = np.array([tau / 10, tau * 10])
-        tens.set_data(ten, _first_order_pct(ten, delta, m))
+        tens.set_data(ten, _pinned(_first_order_pct(ten, delta, m)))
+        over = " (over 100%: out of range)" if plan.young_lost_pct > 100 else ""
         status.set_text(f"Young {_fmt_s(tau)}: {plan.young_lost_pct:.1f}%   "
-                        f"Daly {_fmt_s(plan.daly_interval_s)}: {plan.daly_lost_pct:.1f}%")
+                        f"Daly {_fmt_s(plan.daly_interval_s)}: {plan.daly_lost_pct:.1f}%{over}")
 
     return update
 
@@ -104,9 +122,9 @@ def young_explorer() -> ModelView:
     """Young's curve for any save time, GPU count and per-GPU MTBF (default: Llama 3, 60 s save)."""
     return ModelView(
         checkpoint_plan,
-        [Slider("save_s", 5, 900, 60, 5, label="save δ (s)"),
-         Slider("gpus", 8, 200_000, 16_384, 8, label="GPUs N"),
-         Slider("gpu_mtbf_h", 5_000, 200_000, 50_677, 1, label="one GPU's MTBF (h)")],
+        [Slider("save_s", 5, 900, 60, log=True, label="save time δ (s)"),
+         Slider("gpus", 8, 200_000, 16_384, log=True, label="GPUs in the job, N"),
+         Slider("gpu_mtbf_h", 5_000, 200_000, 50_677, log=True, label="one GPU's MTBF (h)")],
         view_young,
         formats={"mtbf_s": ",.0f", "young_interval_s": ",.0f", "young_lost_pct": ".2f",
                  "daly_interval_s": ",.0f", "daly_lost_pct": ".2f", "exact_interval_s": ",.0f",
@@ -120,8 +138,8 @@ def young_explorer() -> ModelView:
 
 def view_interruptions(ax: Axes) -> Updater:
     """Time lost at the optimum against the GPU count (log-log), source 003's rows marked."""
-    ax.figure.subplots_adjust(left=0.13, right=0.97, bottom=0.19, top=0.9)
-    ax.set(xscale="log", yscale="log", xlim=(8, 262_144), ylim=(0.05, 100), xlabel="GPUs in the job (log)",
+    ax.figure.subplots_adjust(left=0.13, right=0.97, bottom=0.19, top=0.84)
+    ax.set(xscale="log", yscale="log", xlim=(8, 262_144), ylim=(0.05, _TOP), xlabel="GPUs in the job (log)",
            ylabel="time lost at the optimum (%)", title="Reliability divides: loss grows as √N")
     ax.plot([r[0] for r in SOURCE_003_TABLE], [r[4] for r in SOURCE_003_TABLE], "s", ms=7, mfc="none",
             mec="black", label="source 003 (60 s save)")
@@ -129,16 +147,21 @@ def view_interruptions(ax: Axes) -> Updater:
     (daly,) = ax.plot([], [], color=DALY_COLOUR, lw=1.5, ls="--", animated=True, label="Daly at Daly's interval")
     (marker,) = ax.plot([], [], "o", ms=8, color=CORRECT_COLOUR, mec="black", animated=True)
     ax.legend(loc="lower right", fontsize=7.5)
+    _beyond(ax)
     status = _status(ax)
 
     def update(p: Inputs, mode: Any = None) -> None:
         delta, rate = float(p["save_s"]), 1.0 / float(p["gpu_mtbf_h"])
         ms = [job_mtbf_s(rate, int(n)) for n in _GPUS]
-        young.set_data(_GPUS, [100.0 * young_lost(delta, m) for m in ms])
-        daly.set_data(_GPUS, [100.0 * daly_lost(daly_interval(delta, m), delta, m) for m in ms])
+        young.set_data(_GPUS, _pinned([100.0 * young_lost(delta, m) for m in ms]))
+        daly.set_data(_GPUS, _pinned([100.0 * daly_lost(daly_interval(delta, m), delta, m) for m in ms]))
         row = interruption_row(**p)
-        marker.set_data([max(row.gpus, 8)], [max(row.young_lost_pct, 0.05)])
-        status.set_text(f"{row.gpus:,} GPUs: {row.per_day:.3g} a day, {row.young_lost_pct:.1f}% lost")
+        over = row.young_lost_pct > 100
+        marker.set_data([max(row.gpus, 8)], _pinned([max(row.young_lost_pct, 0.05)]))
+        marker.set_marker("^" if over else "o")
+        marker.set_markeredgecolor(LIMIT_COLOUR if over else "black")
+        status.set_text(f"{row.gpus:,} GPUs: {row.per_day:.3g} a day, {row.young_lost_pct:.1f}% lost"
+                        + (" (over 100%: out of range)" if over else ""))
 
     return update
 
@@ -147,9 +170,9 @@ def interruption_explorer() -> ModelView:
     """Source 003's interruption table as a row for any GPU count, save time and per-GPU MTBF."""
     return ModelView(
         interruption_row,
-        [Slider("gpus", 8, 200_000, 16_384, 8, label="GPUs N"),
-         Slider("save_s", 5, 900, 60, 5, label="save δ (s)"),
-         Slider("gpu_mtbf_h", 5_000, 200_000, 50_677, 1, label="one GPU's MTBF (h)")],
+        [Slider("gpus", 8, 200_000, 16_384, log=True, label="GPUs in the job, N"),
+         Slider("save_s", 5, 900, 60, log=True, label="save time δ (s)"),
+         Slider("gpu_mtbf_h", 5_000, 200_000, 50_677, log=True, label="one GPU's MTBF (h)")],
         view_interruptions,
         formats={"per_day": ".3g", "mtbf_s": ",.0f", "young_interval_s": ",.0f", "young_lost_pct": ".1f",
                  "daly_interval_s": ",.0f", "daly_lost_pct": ".1f"},
@@ -175,7 +198,7 @@ _GOODPUT_PARTS = ("useful", "straggler", "checkpoint", "rework", "restart")
 
 def view_goodput(ax: Axes) -> Updater:
     """Two bars of elapsed time: what availability counts, and what goodput counts."""
-    ax.figure.subplots_adjust(left=0.2, bottom=0.3)
+    ax.figure.subplots_adjust(left=0.2, bottom=0.3, top=0.84)
     ax.set(xlim=(0, 100), ylim=(-0.6, 1.6), xlabel="share of elapsed time (%)",
            title="Where the time goes")
     ax.set_yticks([0, 1], ["goodput", "availability"])
@@ -185,7 +208,7 @@ def view_goodput(ax: Axes) -> Updater:
     down = ax.barh([1], [0], color=GOODPUT_COLOURS["restart"], animated=True)[0]
     ax.legend(loc="upper center", bbox_to_anchor=(0.45, -0.22), ncol=6, fontsize=7, frameon=False,
               handlelength=1.2, columnspacing=0.8)
-    status = _status(ax, x=0.98, ha="right")
+    status = _status(ax)
 
     def update(p: Inputs, mode: Any = None) -> None:
         b = goodput_budget(**p)
@@ -208,12 +231,12 @@ def goodput_explorer() -> ModelView:
     """The goodput budget: failures, checkpoints and one straggler (default: Llama 3 scale)."""
     return ModelView(
         goodput_budget,
-        [Slider("gpus", 8, 200_000, 16_384, 8, label="GPUs N"),
-         Slider("gpu_mtbf_h", 5_000, 200_000, 50_677, 1, label="one GPU's MTBF (h)"),
-         Slider("save_s", 5, 900, 60, 5, label="save δ (s)"),
-         Slider("restart_s", 0, 1800, 600, 30, label="restart R (s)"),
+        [Slider("gpus", 8, 200_000, 16_384, log=True, label="GPUs in the job, N"),
+         Slider("gpu_mtbf_h", 5_000, 200_000, 50_677, log=True, label="one GPU's MTBF (h)"),
+         Slider("save_s", 5, 900, 60, log=True, label="save time δ (s)"),
+         Slider("restart_s", 0, 1800, 600, 30, label="restart time R (s)"),
          Slider("interval_x", 0.1, 10.0, 1.0, 0.05, label="interval ÷ Young's", readout_format=".2f"),
-         Slider("straggler_speed", 0.5, 1.0, 0.9, 0.01, label="slowest rank's speed", readout_format=".2f")],
+         Slider("straggler_speed", 0.5, 1.0, 0.9, 0.01, label="slowest rank's speed (× typical)", readout_format=".2f")],
         view_goodput,
         formats={"mtbf_s": ",.0f", "interval_s": ",.0f", "useful_pct": ".1f", "straggler_pct": ".1f",
                  "checkpoint_pct": ".1f", "rework_pct": ".1f", "restart_pct": ".1f",

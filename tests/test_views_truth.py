@@ -1,0 +1,252 @@
+"""Guards for what the explorers show a reader (no browser; the Playwright tests drive the pages).
+
+Each class of defect that can come back silently has a test here:
+
+* a value the model cannot represent is flagged on screen: a 16-bit output
+  saturated at 65,535, a share of time above 100%, more minutes lost per day
+  than a day has (``flags``, the table, the picture's caption and tooltip);
+* labels are in words: no identifier (``comm_ms``) in any control's
+  description or any table header, of any explorer or worked table;
+* tables are in the house style (padding, right-aligned numbers, thousands
+  separators, headers in words);
+* sliders whose range spans decades put the default where a reader can reach
+  it (log stops), and chapter 3's explorer reaches the chapter's own layout;
+* the static site switches the controls off (the wiring in _config.yml).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from html.parser import HTMLParser
+from pathlib import Path
+
+import ipywidgets as W
+import pytest
+
+from clustermath.compositions.worked_tables import TABLES
+from clustermath.labels import WORDS, words
+from clustermath.views import peak, placement, reliability
+from clustermath.views.base import OVER, flags, ladder, table
+
+REPO = Path(__file__).resolve().parent.parent
+FACTORIES = {**{f"peak:{k}": v for k, v in peak.EXPLORERS.items()},
+             **{f"reliability:{k}": v for k, v in reliability.EXPLORERS.items()},
+             **{f"placement:{k}": v for k, v in placement.EXPLORERS.items()},
+             "peak:lab": peak.lab_explorer}
+IDENTIFIER = re.compile(r"\b[a-z]+_[a-z0-9_]+\b")
+
+
+@pytest.fixture(scope="module")
+def explorers():
+    return {name: make() for name, make in FACTORIES.items()}
+
+
+class _Cells(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.cells: list[tuple[str, dict, str]] = []
+        self._open: tuple[str, dict] | None = None
+        self._text: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag in ("td", "th"):
+            self._open, self._text = (tag, dict(attrs)), []
+
+    def handle_data(self, data):
+        if self._open:
+            self._text.append(data)
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self._open:
+            self.cells.append((*self._open, "".join(self._text).strip()))
+            self._open = None
+
+
+def cells(html: str):
+    parser = _Cells()
+    parser.feed(html)
+    return parser.cells
+
+
+def set_controls(explorer, **values):
+    for name, value in values.items():
+        explorer.controls[name].value = value
+
+
+# -- flags -----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _R:
+    a: int
+    b: float
+    ok: bool
+
+
+@dataclass(frozen=True)
+class _Shares:
+    young_lost_pct: float
+    lost_min_per_day: int
+    first_order_valid: bool
+
+
+def test_saturation_flags_65535_only():
+    assert flags(_R(65535, 1.0, True)) == {"a": "saturated at 65,535: the true value is larger"}
+    assert flags(_R(65534, 65535.0, True)) == {}  # one below, and a float, are not saturated ports
+
+
+def test_bounds_are_exclusive():
+    assert flags(_Shares(100.0, 1440, True)) == {}
+    found = flags(_Shares(100.01, 1441, False))
+    assert set(found) == {"young_lost_pct", "lost_min_per_day", "first_order_valid"}
+    assert all(found.values())
+
+
+def test_every_bound_has_words():
+    assert all(limit > 0 and note for limit, note in OVER.values())
+
+
+@pytest.mark.parametrize("name, values, output", [
+    ("cluster_scale", {"nodes": 1024, "node_tflops": 1000}, "ideal_tflops"),
+    ("cluster_economics", {"nodes": 512, "node_cost": 1000}, "total_cost"),
+    ("activation_memory", {"layers": 200, "batch": 64, "act_per_layer_mb": 64}, "act_mb"),
+    ("fabric_bisection", {"nodes": 128, "link_gbps": 1600, "oversub_x": 1}, "full_bisection_gbps"),
+])
+def test_saturated_values_are_marked(name, values, output):
+    e = peak.explorer(name)
+    set_controls(e, **values)
+    assert getattr(e.results()[0], output) == 65535
+    assert "saturated at 65,535" in e.table.value
+    assert any("saturated" in w for w in e.warnings(e.results()))
+    assert "saturated" in e.alt
+    e.broken.value = True  # the flag follows the build on the picture
+    assert "saturated" in e.alt or not flags(e.results()[1])
+
+
+def test_a_day_has_1440_minutes():
+    e = peak.explorer("failure_recovery")
+    set_controls(e, nodes=20000, node_mtbf_h=100)
+    assert e.results()[0].lost_min_per_day > 1440
+    assert "more minutes lost than a day has" in e.table.value
+    assert "more minutes lost than a day has" in e.alt
+
+
+def test_defaults_flag_nothing(explorers):
+    for name, e in explorers.items():
+        if hasattr(e, "warnings"):
+            assert e.warnings(e.compute()) == [], name
+
+
+@pytest.mark.parametrize("factory", [reliability.young_explorer, reliability.interruption_explorer])
+def test_over_100_percent_lost_is_flagged(factory):
+    e = factory()
+    set_controls(e, save_s=900, gpus=200_000, gpu_mtbf_h=5_000)
+    assert e.compute().young_lost_pct > 100  # 447%
+    assert "over 100% lost" in e.table.value
+    assert any("over 100%" in w for w in e.warnings(e.compute()))
+    assert "over 100%" in e.alt
+
+
+def test_goodput_out_of_range_is_flagged():
+    e = reliability.goodput_explorer()
+    set_controls(e, save_s=900, gpus=200_000, gpu_mtbf_h=5_000)
+    assert not e.compute().first_order_valid
+    assert "out of range" in e.table.value and "out of range" in e.alt
+
+
+# -- words -----------------------------------------------------------------------------------
+
+def test_words_are_words():
+    for name, text in WORDS.items():
+        assert "_" not in text and text != name or " " not in name, name
+        assert "_" not in text, (name, text)
+    assert words("comm_ms") == "communication per step (ms)"
+
+
+def test_controls_are_labelled_in_words(explorers):
+    for name, e in explorers.items():
+        controls = list(e.controls.values()) + [getattr(e, "broken", None)]
+        for control in filter(None, controls):
+            label = control.description
+            assert label and not IDENTIFIER.search(label), f"{name}: control labelled {label!r}"
+            if isinstance(control, (W.IntSlider, W.FloatSlider, W.SelectionSlider)):
+                assert control.tooltip, f"{name}: slider {label!r} has no accessible name"
+
+
+def test_tables_are_in_words_and_house_style(explorers):
+    for name, e in explorers.items():
+        for tag, attrs, text in cells(e.table.value):
+            assert not IDENTIFIER.search(text), f"{name}: table cell {text!r}"
+            style = attrs.get("style", "")
+            assert "padding:3px 10px" in style, f"{name}: cell {text!r} without the house padding"
+            if tag == "td" and re.fullmatch(r"[-0-9.,%]+", text):
+                assert "text-align:right" in style, f"{name}: number {text!r} not right-aligned"
+            if tag == "td" and re.fullmatch(r"-?\d{4,}", text):
+                pytest.fail(f"{name}: {text} without a thousands separator")
+
+
+def test_the_table_helper():
+    html = table(("output", "value"), [("GPUs", "16,384")], flagged={0: "over 100% lost"})
+    found = cells(html)
+    assert [c[0] for c in found[:4]] == ["th", "th", "th", "td"] and found[3][2] == "16,384"
+    assert "text-align:right" in found[3][1]["style"]
+    assert "⚠ over 100% lost" in html
+
+
+@pytest.mark.parametrize("name", sorted(TABLES))
+def test_worked_tables_in_words_and_house_style(name):
+    styler = TABLES[name].styled()
+    headers = [c for level in styler.data.columns.levels for c in level]
+    assert not [h for h in headers if IDENTIFIER.search(h)], headers
+    css = styler.to_html()
+    assert "padding: 3px 10px" in css and "text-align: right" in css
+    assert "#1a1a1a" in css or "background-color" not in css  # shaded rows keep dark text in dark mode
+
+
+# -- ranges ----------------------------------------------------------------------------------
+
+def test_log_stops():
+    stops = ladder(8, 200_000, 16_384, integer=True)
+    assert stops[0] == 8 and stops[-1] == 200_000
+    assert {1024, 4096, 16_384} <= set(stops)
+    ratios = [b / a for a, b in zip(stops, stops[1:])]
+    assert max(ratios) <= 1.35
+
+
+def test_defaults_sit_inside_linear_ranges(explorers):
+    """A linear slider never puts its default in its first 5% (the GPU slider's 1,024 did)."""
+    for name, e in explorers.items():
+        for port, c in e.controls.items():
+            if isinstance(c, (W.IntSlider, W.FloatSlider)) and c.value != c.min:
+                share = (c.value - c.min) / (c.max - c.min)
+                assert share >= 0.05, f"{name}: {port} default at {share:.1%} of a linear range: use log=True"
+
+
+def test_placement_reaches_the_llama_layout():
+    e = placement.placement_explorer()
+    set_controls(e, tp=8, pp=16, dp=128, domain_size=72)
+    r = e.compute()
+    assert (r.gpus, r.domains, r.pp_hops_crossing) == (16_384, 228, 213)
+    assert "16,384" in e.table.value
+
+
+# -- static pages ---------------------------------------------------------------------------
+
+def test_pictures_carry_no_tooltip(explorers):
+    """@jupyter-widgets/html-manager's ImageView fails to render an Image with a tooltip."""
+    for name, e in explorers.items():
+        picture = getattr(e, "picture", None)
+        assert picture is None or picture.tooltip is None, name
+
+
+def test_static_pages_switch_controls_off():
+    config = (REPO / "_config.yml").read_text()
+    assert "static-widgets.js" in config and "book/static" in config
+    script = (REPO / "book" / "static" / "static-widgets.js").read_text()
+    for needed in ("disabled", "aria-label", "make lab", "cm-static-note", "alt"):
+        assert needed in script
+    assert "sphinx_togglebutton" not in config.split("extra_extensions:")[1].split("config:")[0]
+
+
+def test_reports_are_unchanged_by_words(explorers):
+    """The compared cell under each explorer prints the model's own names (stored outputs stay valid)."""
+    assert "achieved_tflops" in explorers["peak:cluster_scale"].report()
