@@ -38,6 +38,9 @@ from dataclasses import dataclass, field
 
 HERE = pathlib.Path(__file__).resolve().parent
 NOBODY = 65534
+SLOT_UID = 3_900_000_000
+"""As root, sandbox ``slot`` runs as uid ``SLOT_UID + slot`` (no such user exists): each sandbox gets
+its own RLIMIT_NPROC count, so a fork flood in one cannot starve the one beside it."""
 MAX_LINE = 8 << 20
 MAX_OUTPUT = 32 << 20
 STARTUP_SECONDS = 30.0
@@ -170,10 +173,15 @@ def _namespaces() -> list[str]:
     return ["--unshare-all"]
 
 
-def _as_nobody() -> list[str]:
-    """As root, run the student's code as nobody without capabilities: RLIMIT_NPROC does not bind root."""
+def _as_nobody(slot: int | None = None) -> list[str]:
+    """As root, run the student's code as an unprivileged uid without capabilities.
+
+    RLIMIT_NPROC does not bind root, and counts every process of a uid: one
+    uid per sandbox slot keeps the limit per sandbox.
+    """
     if _privileged():
-        return ["/usr/bin/setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
+        uid = NOBODY if slot is None else SLOT_UID + slot
+        return ["/usr/bin/setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
                 "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs"]
     return []
 
@@ -192,8 +200,9 @@ def _ro_binds(binds: list[tuple[str, str]]) -> list[str]:
     return cmd
 
 
-def _bwrap_command(package: pathlib.Path, notebook_name: str, limits: Limits, fds: dict[str, int]) -> list[str]:
-    cmd = [bwrap_path() or "bwrap", *_namespaces(), "--die-with-parent", "--new-session",
+def _bwrap_command(package: pathlib.Path, notebook_name: str, limits: Limits, fds: dict[str, int],
+                   slot: int) -> list[str]:
+    cmd = [bwrap_path() or "bwrap", *_namespaces(), "--die-with-parent", "--new-session", "--as-pid-1",
            "--ro-bind", "/usr", "/usr"]
     for top in ("bin", "lib", "lib64", "sbin", "lib32"):
         path = pathlib.Path("/") / top
@@ -214,12 +223,12 @@ def _bwrap_command(package: pathlib.Path, notebook_name: str, limits: Limits, fd
             "--setenv", "HOME", "/home/student", "--setenv", "PYTHONPATH", "/grading/lib"]
     for key, value in ENV.items():
         cmd += ["--setenv", key, value]
-    cmd += [*_as_nobody(), python_executable(), "-B", "/grading/runner.py"]
+    cmd += [*_as_nobody(slot), python_executable(), "-B", "/grading/runner.py"]
     return cmd
 
 
 def run(notebook: bytes, notebook_name: str, names: list[str], calls: list, limits: Limits,
-        package: pathlib.Path, *, sandbox: bool = True) -> Answers:
+        package: pathlib.Path, *, sandbox: bool = True, slot: int = 0) -> Answers:
     """Run one submission; ``sandbox=False`` runs the same runner without isolation (``--no-sandbox``)."""
     if "/" in notebook_name or notebook_name.startswith("."):
         raise ValueError(f"notebook_name must be a plain file name, got {notebook_name!r}")
@@ -234,7 +243,7 @@ def run(notebook: bytes, notebook_name: str, names: list[str], calls: list, limi
                    "plain": _memfd("plain", (HERE / "plain.py").read_bytes()),
                    "request": _memfd("request", request),
                    "notebook": _memfd("notebook", notebook)}
-            cmd = _bwrap_command(package, notebook_name, limits, fds)
+            cmd = _bwrap_command(package, notebook_name, limits, fds, slot)
             env = {"PATH": "/usr/bin:/bin"}
             extra = {}
             cwd = "/"
