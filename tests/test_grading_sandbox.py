@@ -207,7 +207,8 @@ def _temp_files(folder: pathlib.Path) -> set[str]:
 
 @pytest.fixture(scope="session")
 def plan_cache(tmp_path_factory):
-    return tmp_path_factory.mktemp("plans")
+    """The grading plans, shared by every test of the session that grades in sandboxes."""
+    return tmp_path_factory.getbasetemp() / "grading-plans"
 
 
 @pytest.fixture(scope="module")
