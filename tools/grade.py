@@ -434,7 +434,7 @@ def prepare_out(out: pathlib.Path, *, resume: bool, overwrite: bool) -> None:
     existing = out.is_dir() and any(out.iterdir())
     if existing and not (resume or overwrite):
         raise ValueError(f"{out} already holds results: pass --resume to continue that batch or "
-                         "--overwrite to replace it")
+                         "--overwrite to replace it (with make: RESUME=1 or OVERWRITE=1)")
     if existing and overwrite:
         for name in RESULT_FILES:
             (out / name).unlink(missing_ok=True)
@@ -507,6 +507,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--no-sandbox", action="store_true",
                         help="grade without bubblewrap (unsafe: the notebooks run with your permissions)")
     args = parser.parse_args(argv)
+    if args.no_sandbox:
+        print("warning: grading WITHOUT a sandbox (--no-sandbox): the notebooks run with your permissions",
+              file=sys.stderr)
     start = time.perf_counter()
     try:
         outcomes = grade_folder(args.submissions, args.out, timeout=args.timeout, call_timeout=args.call_timeout,

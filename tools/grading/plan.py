@@ -119,13 +119,19 @@ def _params(case) -> list[str]:
     return case.body._get_func_params()
 
 
-def build(master: pathlib.Path) -> Plan:
-    """Run otter assign on the master, record what its tests read and call, and check the replay."""
-    import verdict  # noqa: E402  (a sibling module; imported late to avoid a cycle)
-
+def autograder_notebook(master: pathlib.Path) -> nbformat.NotebookNode:
+    """otter assign's autograder notebook for a master: solutions, and every test in its metadata."""
     with tempfile.TemporaryDirectory(prefix="otter-assign-") as tmp:
         exercises.otter_assign(master, pathlib.Path(tmp) / "dist")
-        autograder_nb = nbformat.read(pathlib.Path(tmp) / "dist" / "autograder" / master.name, as_version=4)
+        return nbformat.read(pathlib.Path(tmp) / "dist" / "autograder" / master.name, as_version=4)
+
+
+def build(master: pathlib.Path, autograder_nb: nbformat.NotebookNode | None = None) -> Plan:
+    """Record what the master's tests read and call, and check that the replay passes them all."""
+    import verdict  # noqa: E402  (a sibling module; imported late to avoid a cycle)
+
+    if autograder_nb is None:
+        autograder_nb = autograder_notebook(master)
     tests = dict(autograder_nb.metadata["otter"]["tests"])
     assignment, points = exercises._question_points(master)
     env = master_environment(autograder_nb)
@@ -189,14 +195,19 @@ def _digest(master: pathlib.Path) -> str:
 
 def plans(cache: pathlib.Path, solutions: pathlib.Path = exercises.SOLUTIONS) -> dict[str, Plan]:
     """One plan per master in ``solutions`` (assignment -> plan), built or read from ``cache``."""
-    cache.mkdir(parents=True, exist_ok=True)
+    from concurrent.futures import ThreadPoolExecutor
+
+    cache.mkdir(mode=0o700, parents=True, exist_ok=True)
     found: dict[str, Plan] = {}
-    for master in exercises.masters(solutions):
-        path = cache / f"{master.stem}-{_digest(master)}.plan.json"
+    paths = {master: cache / f"{master.stem}-{_digest(master)}.plan.json" for master in exercises.masters(solutions)}
+    missing = [m for m, path in paths.items() if not path.is_file()]
+    with ThreadPoolExecutor(max_workers=2) as pool:  # otter assign runs in a subprocess: overlap them
+        assigned = dict(zip(missing, pool.map(autograder_notebook, missing)))
+    for master, path in paths.items():
         if path.is_file():
             plan = Plan.from_json(path.read_text())
         else:
-            plan = build(master)
+            plan = build(master, assigned[master])
             for stale in cache.glob(f"{master.stem}-*.plan.json"):
                 stale.unlink()
             tmp = path.with_suffix(".tmp")
