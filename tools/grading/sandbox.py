@@ -87,7 +87,10 @@ def unavailable_reason() -> str:
     if True in _PROBE:
         return _PROBE[True]
     path = bwrap_path()
-    if path is None:
+    if _privileged() and not os.path.exists("/usr/bin/setpriv"):
+        reason = ("running as root, the sandbox needs /usr/bin/setpriv (util-linux) to drop to an "
+                  "unprivileged user")
+    elif path is None:
         reason = ("bubblewrap (bwrap) is not installed: install it with `apt-get install bubblewrap` "
                   "(Debian/Ubuntu) or your distribution's package")
     else:
