@@ -201,6 +201,30 @@ def test_a_planted_mistake_fails_its_question_and_names_the_misconception(
     assert not others, f"the mistake in {question} also cost points elsewhere: {others}"
 
 
+@pytest.mark.parametrize("stem, question, planted, key, section", PLANTED,
+                         ids=[f"{s[:4]}-{q}-{k}-{i}" for i, (s, q, _, k, _) in enumerate(PLANTED)])
+def test_the_grader_replays_a_planted_mistake_and_names_it_without_the_answer(
+        solved, plan_cache, stem, question, planted, key, section):
+    """The same mistakes through make grade's pass 3: plain values in, concealed feedback out."""
+    import plan as plans_mod
+    import verdict
+    from clustermath.feedback import CATALOGUE
+
+    plan = next(p for p in plans_mod.plans(plan_cache).values() if p.notebook == f"{stem}.ipynb")
+    namespace = dict(solved[stem])
+    exec(compile(planted, "<planted>", "exec"), namespace)
+    graded = verdict.grade(plan, verdict.answers_from_namespace(plan, namespace))
+    scores = graded.scores(plan)
+    assert scores[question] < plan.points[question], f"{question} still earns full marks with {planted!r}"
+    assert all(v == plan.points[q] for q, v in scores.items() if q != question), scores
+    hidden = [c.message for c in graded.cases if c.question == question and c.hidden and not c.passed]
+    assert hidden, f"no hidden check of {question} fails"
+    name = CATALOGUE[key].name
+    assert any(name in m and f"(#{section})" in m for m in hidden + [
+        c.message for c in graded.cases if c.question == question and not c.passed]), hidden
+    assert not any("right answer" in m for m in hidden), hidden
+
+
 def _sha(path: pathlib.Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 

@@ -163,6 +163,31 @@ def grade(plan, answers) -> Graded:
     return graded
 
 
+def answers_from_namespace(plan, namespace: dict):
+    """What a sandbox would report for a notebook whose namespace is ``namespace`` (run in this process).
+
+    For the grader's own tests and the plan's self-check only: it calls the
+    namespace's functions here, without any isolation.
+    """
+    from sandbox import Answers
+
+    answers = Answers(cells={"event": "cells", "errors": [], "stopped": "", "seconds": 0.0}, finished=True)
+    for name in plan.names:
+        value = namespace.get(name)
+        record = {"event": "name", "name": name, "defined": name in namespace, "callable": callable(value)}
+        if name in namespace and not callable(value):
+            record["value"] = plain.encode(value)
+        answers.names[name] = record
+    for index, (name, args, kwargs) in enumerate(plan.calls):
+        try:
+            value = namespace[name](*plain.decode(args), **plain.decode(kwargs))
+            answers.calls[index] = {"event": "call", "index": index, "value": plain.encode(value)}
+        except Exception as exc:  # noqa: BLE001
+            answers.calls[index] = {"event": "call", "index": index, "etype": type(exc).__name__,
+                                    "error": str(exc)[:300]}
+    return answers
+
+
 def answers_from_master(plan):
     """The master's own answers, as a finished sandbox run would report them."""
     from sandbox import Answers
