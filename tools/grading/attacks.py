@@ -2,7 +2,7 @@
 
 Usage::
 
-    python tools/grading/attacks.py FOLDER --canary-dir DIR [--cache DIR] [--out DIR]
+    python tools/grading/attacks.py FOLDER --canary FILE [--cache DIR] [--out DIR]
 
 Every cheat is the unmodified student copy of chapter 1 (``exercises/``) plus
 one cell doing the cheat, so the folder follows the exercises as they change.
