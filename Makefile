@@ -65,24 +65,30 @@ lab: $(LAB_STAMP)
 # copies (public tests only) generated into exercises/, graded by otter-grader.
 #   make exercises                    regenerate exercises/ from solutions/ (commit the result)
 #   make exercises-check              CI: exercises/ up to date, solutions full marks, blank copies
-#                                     zero, planted mistakes named, the bulk grader robust
-#   make grade SUBMISSIONS=<folder>   grade every file in <folder>: $(GRADE_OUT)/grades.csv + feedback/
+#                                     zero, planted mistakes named, the sandboxed grader beats the
+#                                     attack folder (tools/grading/attacks.py)
+#   make grade SUBMISSIONS=<folder>   grade every file under <folder>, each in a bubblewrap sandbox:
+#                                     $(GRADE_OUT)/grades-<assignment>.csv, files.csv, feedback/
+#        [RESUME=1] continue a batch in GRADE_OUT   [OVERWRITE=1] replace it
+#        [NO_SANDBOX=1] grade without bubblewrap (unsafe: notebooks run with your permissions)
 .PHONY: exercises exercises-check grade
-SUBMISSIONS ?=
-GRADE_OUT   ?= grading-output
-TIMEOUT     ?= 300
-JOBS        ?= 2
+SUBMISSIONS  ?=
+GRADE_OUT    ?= grading-output
+TIMEOUT      ?= 300
+CALL_TIMEOUT ?= 10
+JOBS         ?= 2
+GRADE_FLAGS  := $(if $(RESUME),--resume,) $(if $(OVERWRITE),--overwrite,) $(if $(NO_SANDBOX),--no-sandbox,)
 
 exercises: $(STAMP)
 	$(BIN)/python tools/exercises.py build
 
 exercises-check: $(STAMP)
 	$(BIN)/python tools/exercises.py check
-	EXERCISE_GRADING_TESTS=1 $(BIN)/python -m pytest -q tests/test_exercises_grading.py -p no:cacheprovider
+	EXERCISE_GRADING_TESTS=1 $(BIN)/python -m pytest -q -rs tests/test_exercises_grading.py tests/test_grading_sandbox.py -p no:cacheprovider
 
 grade: $(STAMP)
-	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=<folder> [GRADE_OUT=grading-output] [TIMEOUT=300] [JOBS=2]"; exit 2; }
-	$(BIN)/python tools/grade.py "$(SUBMISSIONS)" --out "$(GRADE_OUT)" --timeout $(TIMEOUT) --jobs $(JOBS)
+	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=<folder> [GRADE_OUT=grading-output] [TIMEOUT=300] [CALL_TIMEOUT=10] [JOBS=2] [RESUME=1|OVERWRITE=1] [NO_SANDBOX=1]"; exit 2; }
+	$(BIN)/python tools/grade.py "$(SUBMISSIONS)" --out "$(GRADE_OUT)" --timeout $(TIMEOUT) --call-timeout $(CALL_TIMEOUT) --jobs $(JOBS) $(GRADE_FLAGS)
 
 clean:
 	rm -rf _build

@@ -8,10 +8,11 @@ EXERCISE_GRADING_TESTS=1.
   hidden; every unmodified student copy fails every test; and a planted wrong
   answer for each exercise costs points on its own question only, with a
   message that names the right misconception and its section.
-* End to end (slow): the bulk grader, on one folder holding the solutions,
-  a blank copy, a wrong, a crashing and an endless notebook, a text file, an
-  empty file and broken JSON, grades what can be graded, gives the rest zero
-  with a clear status, and leaves the originals untouched.
+* End to end (slow): the bulk grader (sandboxed, see tests/test_grading_sandbox.py
+  for the attacks), on one folder holding the solutions, a blank copy, a wrong,
+  a crashing and an endless notebook, a text file, an empty file and broken
+  JSON, grades what can be graded, gives the rest zero with a clear status,
+  and leaves the originals untouched.
 """
 from __future__ import annotations
 
@@ -27,8 +28,10 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(ROOT / "tools" / "grading"))
 
 import exercises  # noqa: E402  (tools/exercises.py)
+import sandbox  # noqa: E402  (tools/grading/sandbox.py)
 
 pytestmark = [
     pytest.mark.skipif(
@@ -198,11 +201,43 @@ def test_a_planted_mistake_fails_its_question_and_names_the_misconception(
     assert not others, f"the mistake in {question} also cost points elsewhere: {others}"
 
 
+@pytest.mark.parametrize("stem, question, planted, key, section", PLANTED,
+                         ids=[f"{s[:4]}-{q}-{k}-{i}" for i, (s, q, _, k, _) in enumerate(PLANTED)])
+def test_the_grader_replays_a_planted_mistake_and_names_it_without_the_answer(
+        solved, plan_cache, stem, question, planted, key, section):
+    """The same mistakes through make grade's pass 3: plain values in, concealed feedback out."""
+    import plan as plans_mod
+    import verdict
+    from clustermath.feedback import CATALOGUE
+
+    plan = next(p for p in plans_mod.plans(plan_cache).values() if p.notebook == f"{stem}.ipynb")
+    namespace = dict(solved[stem])
+    exec(compile(planted, "<planted>", "exec"), namespace)
+    graded = verdict.grade(plan, verdict.answers_from_namespace(plan, namespace))
+    scores = graded.scores(plan)
+    assert scores[question] < plan.points[question], f"{question} still earns full marks with {planted!r}"
+    assert all(v == plan.points[q] for q, v in scores.items() if q != question), scores
+    hidden = [c.message for c in graded.cases if c.question == question and c.hidden and not c.passed]
+    assert hidden, f"no hidden check of {question} fails"
+    name = CATALOGUE[key].name
+    assert any(name in m and f"(#{section})" in m for m in hidden + [
+        c.message for c in graded.cases if c.question == question and not c.passed]), hidden
+    assert not any("right answer" in m for m in hidden), hidden
+
+
 def _sha(path: pathlib.Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def test_the_bulk_grader_survives_a_difficult_folder(assigned, tmp_path):
+@pytest.fixture(scope="session")
+def plan_cache(tmp_path_factory):
+    """The grading plans, shared by every test of the session that grades in sandboxes."""
+    return tmp_path_factory.getbasetemp() / "grading-plans"
+
+
+@pytest.mark.skipif(bool(sandbox.unavailable_reason()),
+                    reason="SKIPPED LOUDLY: the bulk grader needs bubblewrap (apt-get install bubblewrap)")
+def test_the_bulk_grader_survives_a_difficult_folder(assigned, tmp_path, plan_cache):
     import grade  # tools/grade.py
 
     autograder_nb, student_nb = assigned["ch01_exercises"]
@@ -217,13 +252,12 @@ def test_the_bulk_grader_survives_a_difficult_folder(assigned, tmp_path):
     nbformat.write(endless, folder / "a_endless.ipynb")  # first, so it overlaps the others
     nbformat.write(autograder_nb, folder / "good.ipynb")
     nbformat.write(student_nb, folder / "blank.ipynb")
-    wrong = copy.deepcopy(autograder_nb)  # otter grades a question when its check cell runs,
-    for cell in wrong.cells:              # so the mistakes go into the answer cells themselves
+    wrong = copy.deepcopy(autograder_nb)
+    for cell in wrong.cells:
         if cell.cell_type == "code" and "q2_largest_nodes = " in cell.source:
             cell.source += "\nq2_largest_nodes = 8\n"
-        if cell.cell_type == "code" and "q8_max_demand_gbps = " in cell.source:
-            cell.source += "\nq8_max_demand_gbps = 800\n"
     wrong.cells.append(nbformat.v4.new_code_cell("raise RuntimeError('a cell that raises')"))
+    wrong.cells.append(nbformat.v4.new_code_cell("q8_max_demand_gbps = 800  # after the raising cell"))
     nbformat.write(wrong, folder / "wrong.ipynb")
     crashing = copy.deepcopy(autograder_nb)
     setup_cell(crashing).source = "import os\nos._exit(3)\n"
@@ -234,13 +268,14 @@ def test_the_bulk_grader_survives_a_difficult_folder(assigned, tmp_path):
     before = {p.name: (_sha(p), p.stat().st_mtime_ns) for p in folder.iterdir()}
 
     out = tmp_path / "out"
-    outcomes = grade.grade_folder(folder, out, timeout=45, jobs=2)
+    outcomes = grade.grade_folder(folder, out, timeout=8, call_timeout=2, jobs=2, cache=plan_cache)
 
     assert {p.name: (_sha(p), p.stat().st_mtime_ns) for p in folder.iterdir()} == before
-    rows = {row["file"]: row for row in csv.DictReader(open(out / "grades.csv"))}
+    rows = {row["file"]: row for row in csv.DictReader(open(out / "files.csv"))}
     assert set(rows) == set(before) and len(outcomes) == len(before)
+    grades = {row["file"]: row for row in csv.DictReader(open(out / "grades-ch01.csv"))}
     questions = [f"q{i}" for i in range(1, 11)]
-    assert list(rows["good.ipynb"].keys())[:3] == ["file", "assignment", "status"]
+    assert list(grades["good.ipynb"].keys())[:3] == ["file", "student", "status"]
 
     expected_status = {
         "good.ipynb": "graded", "blank.ipynb": "graded", "wrong.ipynb": "graded-with-errors",
@@ -248,16 +283,16 @@ def test_the_bulk_grader_survives_a_difficult_folder(assigned, tmp_path):
         "empty.ipynb": "empty", "broken.ipynb": "not-a-notebook",
     }
     assert {f: r["status"] for f, r in rows.items()} == expected_status
-    assert rows["good.ipynb"]["total"] == rows["good.ipynb"]["possible"] == "10"
-    assert all(rows["good.ipynb"][q] == "1" for q in questions)
-    assert all(rows["blank.ipynb"][q] == "0" for q in questions) and rows["blank.ipynb"]["total"] == "0"
+    assert grades["good.ipynb"]["total"] == grades["good.ipynb"]["possible"] == "10"
+    assert all(grades["good.ipynb"][q] == "1" for q in questions)
+    assert all(grades["blank.ipynb"][q] == "0" for q in questions) and grades["blank.ipynb"]["total"] == "0"
+    for name in ("crashing.ipynb", "a_endless.ipynb"):
+        assert grades[name]["total"] == "0" and all(grades[name][q] == "0" for q in questions), name
+        assert grades[name]["possible"] == "10"
     for name in ("crashing.ipynb", "a_endless.ipynb", "notes.txt", "empty.ipynb", "broken.ipynb"):
-        assert rows[name]["total"] == "0" and all(rows[name][q] == "0" for q in questions), name
-        assert rows[name]["note"], f"{name} has no explanation in the CSV"
-    assert rows["crashing.ipynb"]["possible"] == rows["a_endless.ipynb"]["possible"] == "10"
-    unknown = "10" if len(MASTERS) == 1 else ""  # no assignment to take the possible points from
-    assert rows["notes.txt"]["possible"] == rows["empty.ipynb"]["possible"] == unknown
-    wrong_row = rows["wrong.ipynb"]
+        assert rows[name]["total"] == "0" and rows[name]["note"], f"{name} has no explanation in the CSV"
+    assert set(grades) == {"good.ipynb", "blank.ipynb", "wrong.ipynb", "crashing.ipynb", "a_endless.ipynb"}
+    wrong_row = grades["wrong.ipynb"]
     assert float(wrong_row["q2"]) < 1 and float(wrong_row["q8"]) < 1
     assert all(wrong_row[q] == "1" for q in questions if q not in ("q2", "q8"))
     assert "RuntimeError" in wrong_row["note"]
@@ -265,6 +300,6 @@ def test_the_bulk_grader_survives_a_difficult_folder(assigned, tmp_path):
     feedback = (out / "feedback" / "wrong.ipynb.md").read_text()
     assert "a bidirectional figure used as a one-way rate" in feedback and "#ch1-collective" in feedback
     assert "the full-bisection figure" in feedback and "#ch1-fabric" in feedback
-    assert "hidden test" in feedback
-    assert "timeout" in (out / "feedback" / "a_endless.ipynb.md").read_text()
+    assert "hidden check" in feedback and "right answer" not in feedback
+    assert "ran out of" in (out / "feedback" / "a_endless.ipynb.md").read_text()
     assert sorted(p.name for p in (out / "feedback").iterdir()) == sorted(f"{f}.md" for f in before)

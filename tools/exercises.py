@@ -9,8 +9,9 @@ in otter-grader's format: prompts, solutions, and public and hidden tests
 * the solutions page ``book/solutions/<same name>.ipynb`` (committed, executed
   by the book build): prompts and folded solutions without otter's markers,
   and the tests, hidden from the page, so a build fails if a solution does; and
-* the autograder zip that ``tools/grade.py`` grades with (not committed: it
-  holds the hidden tests).
+* otter's autograder zip (not committed: it holds the hidden tests), for
+  Gradescope; ``tools/grade.py`` grades from the same tests through
+  ``tools/grading/plan.py``.
 
 Usage::
 

@@ -34,6 +34,8 @@ chapters add theirs with ``register``.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
 from dataclasses import dataclass, replace
 from numbers import Integral, Real
@@ -46,6 +48,7 @@ __all__ = [
     "Misconception",
     "Suspect",
     "WrongAnswer",
+    "concealed",
     "expect",
     "expect_call",
     "matches",
@@ -59,6 +62,23 @@ __all__ = [
 
 class WrongAnswer(AssertionError):
     """An answer is not right; the message says why, as far as the test can tell."""
+
+
+_CONCEALED: contextvars.ContextVar[bool] = contextvars.ContextVar("concealed", default=False)
+
+
+@contextlib.contextmanager
+def concealed():
+    """Within this block, messages never state the right answer, whatever ``reveal`` says.
+
+    The grader runs hidden test cases inside it: their feedback names the
+    mistake and the section of the book, never the expected value.
+    """
+    token = _CONCEALED.set(True)
+    try:
+        yield
+    finally:
+        _CONCEALED.reset(token)
 
 
 SECTION_TITLES: dict[str, tuple[int, str]] = {}
@@ -296,7 +316,8 @@ def expect(
     adds generic ones relative to ``expected`` ("units": x8 and /8,
     "both_directions": x2 and /2, "off_by_one": +1 and -1), pointing at
     ``slip_section`` if given. ``hint`` is added when no known mistake
-    matches. ``reveal=False`` keeps the expected value out of the message.
+    matches. ``reveal=False`` (or running inside ``concealed()``, as the
+    grader does for hidden tests) keeps the expected value out of the message.
     Strings compare case-insensitively; mappings, lists and tuples element-wise.
     Raises ``WrongAnswer`` (an ``AssertionError``).
     """
@@ -308,7 +329,7 @@ def expect(
     candidates = list(suspects) + _slip_suspects(expected, slips, slip_section)
     found = matches(got, candidates, tol=tol, rel=rel)
     head = f"{what}: {verb} {_fmt(got)}" if verb.startswith("your") else f"{what} {verb} {_fmt(got)}"
-    if reveal:
+    if reveal and not _CONCEALED.get():
         head += f", but the right answer is {_fmt(expected)}"
         if tol or rel:
             head += f" (within {_fmt(max(tol, rel * abs(float(expected))))})" if _is_number(expected) else ""
