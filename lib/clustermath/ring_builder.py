@@ -41,7 +41,7 @@ DEFAULT_DRAWS = 200
 
 
 def draw_failures(node_rate: float, nodes: int, draws: int, seed: int = 0) -> np.ndarray:
-    """Failed nodes, a boolean array ``[draw, node]``: ``rng.random((draws, nodes)) < node_rate``.
+    """Failed nodes, a boolean array ``[draw, node]``: ``rng.random((draws, nodes), float32) < node_rate``.
 
     The one place random numbers are drawn, so the vectorised model and the
     loop reference in the tests see the same faults for the same seed.
@@ -49,7 +49,7 @@ def draw_failures(node_rate: float, nodes: int, draws: int, seed: int = 0) -> np
     p = probability("node_rate", node_rate)
     n = whole("nodes", nodes, low=0)
     d = whole("draws", draws, low=1)
-    return np.random.default_rng(seed).random((d, n)) < p
+    return np.random.default_rng(seed).random((d, n), dtype=np.float32) < p
 
 
 @dataclass(frozen=True)
@@ -98,25 +98,27 @@ def ring_draws(failed: np.ndarray, gpus_per_node: int, tp: int, hops: int, switc
     r, t, k, _, s = _check_shape(gpus_per_node, tp, hops, nodes * gpus_per_node, switch_gpus)
     g = t // r
     rows = np.arange(draws)
-    faulty = failed.sum(axis=1)
 
     # Runs of failed nodes: +1 where a run starts, -1 one past its end, in rows padded with a healthy node.
     padded = np.zeros((draws, nodes + 2), dtype=np.int8)
     padded[:, 1:-1] = failed
     edges = np.diff(padded, axis=1).ravel()  # row stride nodes + 1
     starts = np.flatnonzero(edges == 1)
-    ends = np.flatnonzero(edges == -1)
-    long = (ends - starts) >= k
-    cut_row = starts[long] // (nodes + 1)
-    cuts = np.bincount(cut_row, minlength=draws)
+    lengths = np.flatnonzero(edges == -1) - starts
+    run_row = starts // (nodes + 1)
+    run_pos = starts % (nodes + 1)  # first failed node of the run
+    faulty = np.bincount(run_row, weights=lengths, minlength=draws).astype(np.int64)
+    long = lengths >= k
+    cuts = np.bincount(run_row[long], minlength=draws)
 
-    # Healthy nodes before each cut, then piece sizes between consecutive boundaries of a row.
-    healthy_before = np.zeros((draws, nodes + 1), dtype=np.int64)
-    np.cumsum(~failed, axis=1, out=healthy_before[:, 1:])
-    cut_pos = starts[long] % (nodes + 1)  # first failed node of each cutting run
-    cut_at = healthy_before[cut_row, cut_pos]
+    # Healthy nodes before each run = its position - failed nodes of earlier runs in the same row.
+    before = np.cumsum(lengths) - lengths
+    before -= before[np.searchsorted(run_row, run_row)]  # restart the count at each row's first run
+    cut_row, cut_pos = run_row[long], run_pos[long]
+    cut_at = cut_pos - before[long]
+    # Piece boundaries of every row: 0, the healthy count before each cut, the row's healthy total.
     boundary_row = np.concatenate([rows, cut_row, rows])
-    boundary_val = np.concatenate([np.zeros(draws, dtype=np.int64), cut_at, healthy_before[:, -1]])
+    boundary_val = np.concatenate([np.zeros(draws, dtype=np.int64), cut_at, nodes - faulty])
     boundary_key = np.concatenate([np.full(draws, -1), cut_pos, np.full(draws, nodes + 1)])
     order = np.lexsort((boundary_key, boundary_row))
     b_row, b_val = boundary_row[order], boundary_val[order]
@@ -124,18 +126,20 @@ def ring_draws(failed: np.ndarray, gpus_per_node: int, tp: int, hops: int, switc
     pieces = (b_val[1:] - b_val[:-1])[same]
     ring_waste = np.bincount(b_row[1:][same], weights=pieces % g, minlength=draws).astype(np.int64) * r
 
-    # Static rings of g consecutive nodes; nodes past the last whole ring are idle.
+    # Failed nodes as (row, position), counted per static ring and per switch domain.
+    where = np.flatnonzero(failed.ravel())
+    f_row, f_pos = where // max(nodes, 1), where % max(nodes, 1)
     whole_rings = nodes // g
-    body = failed[:, :whole_rings * g].reshape(draws, whole_rings, g)
-    healthy_in_ring = g - body.sum(axis=2)
-    lost = body.any(axis=2)
-    tail = nodes - whole_rings * g - failed[:, whole_rings * g:].sum(axis=1)
-    static_waste = ((healthy_in_ring * lost).sum(axis=1) + tail) * r
+    in_body = f_pos < whole_rings * g
+    per_ring = np.bincount(f_row[in_body] * whole_rings + f_pos[in_body] // g,
+                           minlength=draws * whole_rings).reshape(draws, whole_rings)
+    tail_failed = np.bincount(f_row[~in_body], minlength=draws)
+    static_waste = (((g - per_ring) * (per_ring > 0)).sum(axis=1) + nodes - whole_rings * g - tail_failed) * r
 
-    # Switch domains of s GPUs (s / r nodes).
     per = s // r
-    failed_gpus = failed.reshape(draws, nodes // per, per).sum(axis=2) * r
-    switch_waste = ((s - failed_gpus) % t).sum(axis=1)
+    domains = nodes // per
+    per_domain = np.bincount(f_row * domains + f_pos // per, minlength=draws * domains).reshape(draws, domains)
+    switch_waste = ((s - per_domain * r) % t).sum(axis=1)
 
     return RingDraws(faulty, cuts, ring_waste, static_waste, switch_waste)
 
