@@ -82,6 +82,15 @@ def test_builder_equals_loop_on_the_default_case():
         draw_failures(model.node_rate, 720, DEFAULT_DRAWS, 11), 4, 32, 3)
 
 
+def test_cut_waste_is_never_negative_and_under_the_bound_at_the_p99_rate():
+    for r in (4, 8):
+        for k in (2, 3, 4):
+            m = ring_builder(0.0722, r, 32, k)
+            d = m.draws_detail
+            assert (d.ring_waste_gpus >= d.line_remainder_gpus).all()
+            assert 0 <= m.cut_waste <= m.bound
+
+
 def test_hand_made_line():
     # 4-node groups (TP-16, R = 4), K = 2: the lone failure is bypassed, the run of three cuts.
     row = np.array([[0, 0, 1, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0]], bool)

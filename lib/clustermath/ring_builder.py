@@ -65,6 +65,8 @@ class RingDraws:
     """Healthy GPUs in static rings that hold a failed node (plus any nodes past the last whole ring)."""
     switch_waste_gpus: np.ndarray
     """Healthy GPUs the switch domains cannot group, sum of (S - failed GPUs) mod N_t."""
+    line_remainder_gpus: np.ndarray
+    """What an uncut line would leave idle, R × (healthy nodes mod N_t / R): the waste no K removes."""
 
 
 def _check_shape(gpus_per_node: int, tp: int, hops: int, gpus: int, switch_gpus: int) -> tuple[int, ...]:
@@ -141,7 +143,7 @@ def ring_draws(failed: np.ndarray, gpus_per_node: int, tp: int, hops: int, switc
     per_domain = np.bincount(f_row * domains + f_pos // per, minlength=draws * domains).reshape(draws, domains)
     switch_waste = ((s - per_domain * r) % t).sum(axis=1)
 
-    return RingDraws(faulty, cuts, ring_waste, static_waste, switch_waste)
+    return RingDraws(faulty, cuts, ring_waste, static_waste, switch_waste, ((nodes - faulty) % g) * r)
 
 
 @dataclass(frozen=True)
@@ -156,6 +158,8 @@ class RingBuilder:
     """Runs of K or more failed nodes per draw."""
     ring_waste: float
     """K-hop ring: idle healthy GPUs / all GPUs."""
+    cut_waste: float
+    """The part of ``ring_waste`` that the cuts add: ring waste - line remainder (what the bound bounds)."""
     bound: float
     """The paper's bound 2 (N_t - R) P_s^K."""
     static_waste: float
@@ -183,10 +187,12 @@ def ring_builder(node_rate_8gpu: float = 0.0233, gpus_per_node: int = 4, tp: int
         static      = R × healthy nodes in rings of N_t / R nodes that hold a failed node
         switch      = sum over S-GPU domains of (S - failed GPUs) mod N_t
         usable      = gpus - R × failed nodes - ring waste
+        cut waste   = ring waste - R × (healthy nodes mod N_t / R)   (what the cuts add)
 
     and each waste is divided by ``gpus``. ``bound`` is ``waste_bound`` at the
     converted rate. The ring's waste includes the remainder of the whole line
-    (healthy nodes mod N_t / R), which no K removes.
+    (healthy nodes mod N_t / R), which no K removes; ``cut_waste`` is the rest,
+    the part the paper's bound is about.
 
     Raises ``ValueError`` naming the argument for ``hops < 1``, ``tp`` not a
     multiple of ``gpus_per_node``, a rate outside [0, 1], ``gpus`` not a
@@ -203,7 +209,8 @@ def ring_builder(node_rate_8gpu: float = 0.0233, gpus_per_node: int = 4, tp: int
     usable = n - r * per.faulty_nodes.mean() - per.ring_waste_gpus.mean()
     return RingBuilder(
         node_rate=ps, faulty_nodes=float(per.faulty_nodes.mean()), ring_cuts=float(per.cuts.mean()),
-        ring_waste=float(ring), bound=waste_bound(t, r, ps, k).bound,
+        ring_waste=float(ring),
+        cut_waste=float((per.ring_waste_gpus - per.line_remainder_gpus).mean() / total), bound=waste_bound(t, r, ps, k).bound,
         static_waste=float(per.static_waste_gpus.mean() / total),
         switch_waste=float(per.switch_waste_gpus.mean() / total), usable_gpus=float(usable), gpus=n,
         draws_detail=per,

@@ -178,6 +178,7 @@ class RingExplorer(ModelView):
         ("faulty nodes per draw", "faulty_nodes", "{:,.2f}"),
         ("ring cuts per draw (runs of K or more)", "ring_cuts", "{:,.3f}"),
         ("K-hop ring waste (simulated)", "ring_waste", "{:.3%}"),
+        ("  of which the cuts add", "cut_waste", "{:.3%}"),
         ("paper's bound 2 (N_t - R) P_s^K", "bound", "{:.3%}"),
         ("static TP ring waste", "static_waste", "{:.3%}"),
         ("72-GPU switch domain waste", "switch_waste", "{:.3%}"),
