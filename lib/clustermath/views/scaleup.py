@@ -189,7 +189,7 @@ class RingExplorer(ModelView):
         self._last: RingBuilder | None = None
         super().__init__(
             _ring_model,
-            [Slider("fault_pct", 0.0, 15.0, fault_pct, 0.01, label="8-GPU node fault rate (%)", readout_format=".2f"),
+            [Slider("fault_pct", 0.0, 15.0, fault_pct, 0.01, label="8-GPU node faults (%)", readout_format=".2f"),
              Slider("gpus_per_node", 4, 8, gpus_per_node, 4, label="GPUs per node (R)"),
              Slider("tp", 16, 64, tp, 16, label="TP group size (GPUs)"),
              Slider("hops", 1, 4, hops, label="hops K")],
