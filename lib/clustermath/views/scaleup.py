@@ -195,7 +195,7 @@ class RingExplorer(ModelView):
              Slider("hops", 1, 4, hops, label="hops K")],
             lambda ax: _explorer_view(ax, self),
             title="Ring builder: 2,880 GPUs, 200 seeded draws, each node failing independently",
-            figsize=(8.4, 3.6),
+            figsize=(7.8, 3.3),
         )
         buttons = []
         for name, value in PRESETS.items():
