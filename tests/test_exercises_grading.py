@@ -173,10 +173,38 @@ PLANTED_CH3 = [
     ("q4", "q4_pipeline_heavier = True", "per_step_not_per_replica", "ch3-three-cuts"),
 ]
 
+PLANTED_CH5 = [
+    ("q1", "q1_rack = 5", "mod_of_failed", "ch5-fragmentation"),
+    ("q1", "def idle_gpus(domain_gpus, failed_gpus, tp):\n    return failed_gpus % tp", "mod_of_failed",
+     "ch5-fragmentation"),
+    ("q1", "q1_servers = 0", "failures_ignored", "ch5-fragmentation"),
+    ("q2", "q2_four = 0.0722", "eight_gpu_rate_for_four", "ch5-trace"),
+    ("q2", "q2_per_gpu = 0.0722 / 8", "rate_scaled_linearly", "ch5-trace"),
+    ("q3", "def waste_bound(tp, gpus_per_node, node_rate, hops):\n"
+           "    return 2 * (tp - gpus_per_node) * hops * node_rate", "pk_as_kp", "ch5-bound"),
+    ("q3", "q3_k4 = 4", "eight_gpu_rate_for_four", "ch5-trace"),
+    ("q3", "q3_k4 = 2", "gpu_rate_per_node", "ch5-trace"),
+    ("q4", "q4_k2 = 0", "remainder_per_ring", "ch5-ring-builder"),
+    ("q4", "def ring_idle_gpus(failed, group_nodes, hops, gpus_per_node):\n"
+           "    return (len(failed) - sum(failed)) % group_nodes * gpus_per_node",
+     "remainder_per_ring", "ch5-ring-builder"),
+    ("q4", "q4_static = 16", "static_uses_backups", "ch5-question"),
+    ("q5", "q5_k_sim = 4", "bound_for_simulation", "ch5-question"),
+    ("q5", "q5_static_same = False", "static_uses_backups", "ch5-question"),
+    ("q6", "q6_light = 0.48", "db_linear", "ch5-measured"),
+    ("q6", "def pj_per_bit(watts, gbps):\n    return watts / gbps", "pj_units", "ch5-measured"),
+    ("q7", "quiz_1 = 'a'", "failures_ignored", "ch5-fragmentation"),
+    ("q8", "quiz_2 = 'a'", "pk_as_kp", "ch5-bound"),
+    ("q9", "quiz_3 = 'd'", "static_uses_backups", "ch5-question"),
+    ("q10", "quiz_4 = 'd'", "bound_for_simulation", "ch5-question"),
+    ("q11", "quiz_5 = 'c'", "tor_in_order", "ch5-tor"),
+]
+
 PLANTED = (
     [("ch01_exercises", *row) for row in PLANTED_CH1]
     + [("ch02_exercises", *row) for row in PLANTED_CH2]
     + [("ch03_exercises", *row) for row in PLANTED_CH3]
+    + [("ch05_exercises", *row) for row in PLANTED_CH5]
 )
 
 

@@ -40,6 +40,11 @@ from .placement import (  # chapter 3: where TP, PP and DP land  (placement() it
     network_traffic, step_traffic, tp_group_layout,
 )
 
+from .scaleup import *  # noqa: F401,F403  chapter 5: fragmentation, fault rates, the waste bound, links
+from .scaleup import __all__ as _scaleup_all
+from .ring_builder import *  # noqa: F401,F403  chapter 5: the K-hop ring builder
+from .ring_builder import __all__ as _ring_builder_all
+
 MODELS = (
     cluster_scale,
     collective_cost,
@@ -64,5 +69,5 @@ __all__ = [
     "training_cluster_model",
     "MAX_GPUS", "NetworkTraffic", "Placement", "StepTraffic", "TpGroupLayout",
     "hops_crossing_formula", "network_traffic", "step_traffic", "tp_group_layout",
-    *_reliability_all, *_goodput_all,
+    *_reliability_all, *_goodput_all, *_scaleup_all, *_ring_builder_all,
 ]

@@ -1,0 +1,276 @@
+"""The ring builder: a K-hop ring of 2,880 GPUs under random node faults, against static rings and switch domains.
+
+A line of ``gpus / R`` nodes of ``R`` GPUs each. Every node fails
+independently with probability ``P_s``. The K-hop ring links each node to the
+nodes at +-1 ... +-K, so a run of fewer than ``K`` failed nodes is bridged by a
+backup link and only a run of ``K`` or more *cuts* the line. The healthy
+nodes between cuts form one *piece*; the orchestrator cuts each piece, in
+order, into TP groups of ``N_t / R`` nodes, and the remainder of each piece is
+idle. Two baselines see the same faults:
+
+* **static TP rings**: the line is cabled once into rings of ``N_t / R``
+  consecutive nodes; a ring with any failed node is lost, healthy GPUs and all;
+* **switch domains** of ``S`` GPUs (72, an NVL-72 rack): each wastes
+  ``(S - failed GPUs) mod N_t`` of its healthy GPUs.
+
+Waste is always *healthy GPUs that no TP group uses*, as a share of all GPUs.
+Everything is vectorised over draws and nodes (no Python loop over either);
+``tests/test_scaleup_ring.py`` holds a plain loop implementation that must
+agree draw for draw.
+
+Source: source 004, Panel 1 ("Ring builder") and section 3.2; the 2,880-GPU
+line is the paper's simulated cluster size. The model is the digest's, not the
+paper's simulator.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .scaleup import convert_node_rate, waste_bound
+from .validate import probability, whole
+
+__all__ = ["RingBuilder", "RingLayout", "ROLE_NAMES", "draw_failures", "ring_builder", "ring_layout",
+           "ring_draws"]
+
+DEFAULT_GPUS = 2_880
+"""GPUs in the simulated line (the paper's simulated cluster size)."""
+DEFAULT_DRAWS = 200
+"""Seeded draws averaged per update."""
+
+
+def draw_failures(node_rate: float, nodes: int, draws: int, seed: int = 0) -> np.ndarray:
+    """Failed nodes, a boolean array ``[draw, node]``: ``rng.random((draws, nodes), float32) < node_rate``.
+
+    The one place random numbers are drawn, so the vectorised model and the
+    loop reference in the tests see the same faults for the same seed.
+    """
+    p = probability("node_rate", node_rate)
+    n = whole("nodes", nodes, low=0)
+    d = whole("draws", draws, low=1)
+    return np.random.default_rng(seed).random((d, n), dtype=np.float32) < p
+
+
+@dataclass(frozen=True)
+class RingDraws:
+    """Per-draw counts of ``ring_draws`` (integer arrays of length ``draws``)."""
+
+    faulty_nodes: np.ndarray
+    cuts: np.ndarray
+    """Runs of ``hops`` or more consecutive failed nodes."""
+    ring_waste_gpus: np.ndarray
+    """Healthy GPUs in the remainders of the K-hop ring's pieces."""
+    static_waste_gpus: np.ndarray
+    """Healthy GPUs in static rings that hold a failed node (plus any nodes past the last whole ring)."""
+    switch_waste_gpus: np.ndarray
+    """Healthy GPUs the switch domains cannot group, sum of (S - failed GPUs) mod N_t."""
+    line_remainder_gpus: np.ndarray
+    """What an uncut line would leave idle, R × (healthy nodes mod N_t / R): the waste no K removes."""
+
+
+def _check_shape(gpus_per_node: int, tp: int, hops: int, gpus: int, switch_gpus: int) -> tuple[int, ...]:
+    r = whole("gpus_per_node", gpus_per_node, low=1, unit="GPUs")
+    t = whole("tp", tp, low=1, unit="GPUs")
+    if t % r:
+        raise ValueError(f"tp must be a multiple of gpus_per_node ({r}), got tp={t}: "
+                         f"a TP group on the ring is a whole number of nodes")
+    k = whole("hops", hops, low=1)
+    n = whole("gpus", gpus, low=0, unit="GPUs")
+    if n % r:
+        raise ValueError(f"gpus must be a multiple of gpus_per_node ({r}), got gpus={n}")
+    s = whole("switch_gpus", switch_gpus, low=1, unit="GPUs")
+    if s % r or n % s:
+        raise ValueError(f"switch_gpus must be a multiple of gpus_per_node ({r}) and divide gpus ({n}), "
+                         f"got switch_gpus={s}")
+    return r, t, k, n, s
+
+
+def ring_draws(failed: np.ndarray, gpus_per_node: int, tp: int, hops: int, switch_gpus: int = 72) -> RingDraws:
+    """The counts of every draw for a given fault array ``failed[draw, node]`` (vectorised).
+
+    Runs of failed nodes are found from the edges of the padded boolean rows;
+    the healthy nodes before each long run (a cut) mark piece boundaries; the
+    pieces' sizes are the differences of consecutive boundaries in a row.
+    """
+    failed = np.asarray(failed, dtype=bool)
+    if failed.ndim != 2:
+        raise ValueError(f"failed must be a 2-D array [draw, node], got shape {failed.shape}")
+    draws, nodes = failed.shape
+    r, t, k, _, s = _check_shape(gpus_per_node, tp, hops, nodes * gpus_per_node, switch_gpus)
+    g = t // r
+    rows = np.arange(draws)
+
+    # Runs of failed nodes: +1 where a run starts, -1 one past its end, in rows padded with a healthy node.
+    padded = np.zeros((draws, nodes + 2), dtype=np.int8)
+    padded[:, 1:-1] = failed
+    edges = np.diff(padded, axis=1).ravel()  # row stride nodes + 1
+    starts = np.flatnonzero(edges == 1)
+    lengths = np.flatnonzero(edges == -1) - starts
+    run_row = starts // (nodes + 1)
+    run_pos = starts % (nodes + 1)  # first failed node of the run
+    faulty = np.bincount(run_row, weights=lengths, minlength=draws).astype(np.int64)
+    long = lengths >= k
+    cuts = np.bincount(run_row[long], minlength=draws)
+
+    # Healthy nodes before each run = its position - failed nodes of earlier runs in the same row.
+    before = np.cumsum(lengths) - lengths
+    before -= before[np.searchsorted(run_row, run_row)]  # restart the count at each row's first run
+    cut_row, cut_pos = run_row[long], run_pos[long]
+    cut_at = cut_pos - before[long]
+    # Piece boundaries of every row: 0, the healthy count before each cut, the row's healthy total.
+    boundary_row = np.concatenate([rows, cut_row, rows])
+    boundary_val = np.concatenate([np.zeros(draws, dtype=np.int64), cut_at, nodes - faulty])
+    boundary_key = np.concatenate([np.full(draws, -1), cut_pos, np.full(draws, nodes + 1)])
+    order = np.lexsort((boundary_key, boundary_row))
+    b_row, b_val = boundary_row[order], boundary_val[order]
+    same = b_row[1:] == b_row[:-1]
+    pieces = (b_val[1:] - b_val[:-1])[same]
+    ring_waste = np.bincount(b_row[1:][same], weights=pieces % g, minlength=draws).astype(np.int64) * r
+
+    # Failed nodes as (row, position), counted per static ring and per switch domain.
+    where = np.flatnonzero(failed.ravel())
+    f_row, f_pos = where // max(nodes, 1), where % max(nodes, 1)
+    whole_rings = nodes // g
+    in_body = f_pos < whole_rings * g
+    per_ring = np.bincount(f_row[in_body] * whole_rings + f_pos[in_body] // g,
+                           minlength=draws * whole_rings).reshape(draws, whole_rings)
+    tail_failed = np.bincount(f_row[~in_body], minlength=draws)
+    static_waste = (((g - per_ring) * (per_ring > 0)).sum(axis=1) + nodes - whole_rings * g - tail_failed) * r
+
+    per = s // r
+    domains = nodes // per
+    per_domain = np.bincount(f_row * domains + f_pos // per, minlength=draws * domains).reshape(draws, domains)
+    switch_waste = ((s - per_domain * r) % t).sum(axis=1)
+
+    return RingDraws(faulty, cuts, ring_waste, static_waste, switch_waste, ((nodes - faulty) % g) * r)
+
+
+@dataclass(frozen=True)
+class RingBuilder:
+    """Outputs of ``ring_builder``: averages over the draws (per-draw counts in ``draws_detail``)."""
+
+    node_rate: float
+    """P_s, the fault probability of one node of ``gpus_per_node`` GPUs."""
+    faulty_nodes: float
+    """Failed nodes per draw."""
+    ring_cuts: float
+    """Runs of K or more failed nodes per draw."""
+    ring_waste: float
+    """K-hop ring: idle healthy GPUs / all GPUs."""
+    cut_waste: float
+    """The part of ``ring_waste`` that the cuts add: ring waste - line remainder (what the bound bounds)."""
+    bound: float
+    """The paper's bound 2 (N_t - R) P_s^K."""
+    static_waste: float
+    """Static TP rings: idle healthy GPUs / all GPUs."""
+    switch_waste: float
+    """72-GPU switch domains: idle healthy GPUs / all GPUs."""
+    usable_gpus: float
+    """GPUs in TP groups on the K-hop ring, of ``gpus``."""
+    gpus: int
+    """GPUs in the line."""
+    draws_detail: RingDraws = field(repr=False, compare=False)
+
+
+def ring_builder(node_rate_8gpu: float = 0.0233, gpus_per_node: int = 4, tp: int = 32, hops: int = 3, *,
+                 gpus: int = DEFAULT_GPUS, draws: int = DEFAULT_DRAWS, switch_gpus: int = 72,
+                 seed: int = 0) -> RingBuilder:
+    """The ring builder of source 004's Panel 1, averaged over ``draws`` seeded draws.
+
+    ``node_rate_8gpu`` is the share of faulty 8-GPU nodes (the trace's unit);
+    for nodes of ``R`` GPUs it is converted as ``P_s = 1 - (1 - P_8) ** (R / 8)``
+    (``1 - sqrt(1 - P_8)`` for R = 4). Then, per draw::
+
+        cuts        = runs of >= K consecutive failed nodes
+        ring waste  = R × sum over pieces of (healthy nodes in the piece mod N_t / R)
+        static      = R × healthy nodes in rings of N_t / R nodes that hold a failed node
+        switch      = sum over S-GPU domains of (S - failed GPUs) mod N_t
+        usable      = gpus - R × failed nodes - ring waste
+        cut waste   = ring waste - R × (healthy nodes mod N_t / R)   (what the cuts add)
+
+    and each waste is divided by ``gpus``. ``bound`` is ``waste_bound`` at the
+    converted rate. The ring's waste includes the remainder of the whole line
+    (healthy nodes mod N_t / R), which no K removes; ``cut_waste`` is the rest,
+    the part the paper's bound is about.
+
+    Raises ``ValueError`` naming the argument for ``hops < 1``, ``tp`` not a
+    multiple of ``gpus_per_node``, a rate outside [0, 1], ``gpus`` not a
+    multiple of ``gpus_per_node`` or of ``switch_gpus``.
+    """
+    p8 = probability("node_rate_8gpu", node_rate_8gpu)
+    r, t, k, n, s = _check_shape(gpus_per_node, tp, hops, gpus, switch_gpus)
+    d = whole("draws", draws, low=1)
+    ps = convert_node_rate(p8, 8, r)
+    failed = draw_failures(ps, n // r, d, seed)
+    per = ring_draws(failed, r, t, k, s)
+    total = max(n, 1)
+    ring = per.ring_waste_gpus.mean() / total
+    usable = n - r * per.faulty_nodes.mean() - per.ring_waste_gpus.mean()
+    return RingBuilder(
+        node_rate=ps, faulty_nodes=float(per.faulty_nodes.mean()), ring_cuts=float(per.cuts.mean()),
+        ring_waste=float(ring),
+        cut_waste=float((per.ring_waste_gpus - per.line_remainder_gpus).mean() / total), bound=waste_bound(t, r, ps, k).bound,
+        static_waste=float(per.static_waste_gpus.mean() / total),
+        switch_waste=float(per.switch_waste_gpus.mean() / total), usable_gpus=float(usable), gpus=n,
+        draws_detail=per,
+    )
+
+
+# -- one draw, node by node, for the drawing --------------------------------------------------
+
+ROLE_NAMES = ("in a TP group", "idle remainder", "failed, bypassed", "failed, cuts the line")
+"""Node roles of ``ring_layout``, by code 0..3."""
+
+
+@dataclass(frozen=True)
+class RingLayout:
+    """Outputs of ``ring_layout``: what the orchestrator makes of one line of nodes."""
+
+    role: np.ndarray
+    """Per node: 0 in a TP group, 1 idle remainder, 2 failed and bypassed, 3 failed in a run that cuts."""
+    group: np.ndarray
+    """Per node: index of its TP group (-1 if none)."""
+    piece: np.ndarray
+    """Per node: index of its healthy piece (-1 for a failed node)."""
+    groups: int
+    """TP groups formed."""
+
+
+def ring_layout(failed_row: np.ndarray, group_nodes: int, hops: int) -> RingLayout:
+    """Cut one line of nodes into TP groups, as the orchestrator does, in one pass: O(nodes).
+
+    Failed nodes are dropped; runs of ``hops`` or more failed nodes cut the
+    line into pieces; each piece's healthy nodes are grouped ``group_nodes``
+    at a time in order, and the rest of the piece is an idle remainder.
+    """
+    failed = np.asarray(failed_row, dtype=bool)
+    g = whole("group_nodes", group_nodes, low=1)
+    k = whole("hops", hops, low=1)
+    n = failed.size
+    padded = np.concatenate([[0], failed.astype(np.int8), [0]])
+    edges = np.diff(padded)
+    starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
+    long = (ends - starts) >= k
+    in_cut = np.zeros(n + 1, dtype=np.int64)
+    np.add.at(in_cut, starts[long], 1)
+    np.add.at(in_cut, ends[long], -1)
+    cutting = np.cumsum(in_cut)[:n] > 0
+    cut_mark = np.zeros(n + 1, dtype=np.int64)
+    np.add.at(cut_mark, starts[long], 1)
+    piece = np.cumsum(cut_mark)[:n]
+    healthy = ~failed
+    # position of each healthy node inside its piece
+    rank = np.cumsum(healthy) - 1
+    first = np.zeros(piece.max() + 1 if n else 1, dtype=np.int64)
+    size = np.bincount(piece[healthy], minlength=first.size) if n else np.zeros(1, dtype=np.int64)
+    first[1:] = np.cumsum(size)[:-1]
+    pos = rank - first[piece] if n else rank
+    full = (size // g) * g
+    grouped = healthy & (pos < full[piece])
+    groups_before = np.zeros_like(first)
+    groups_before[1:] = np.cumsum(size // g)[:-1]
+    group = np.where(grouped, groups_before[piece] + pos // g, -1)
+    role = np.where(failed, np.where(cutting, 3, 2), np.where(grouped, 0, 1))
+    return RingLayout(role.astype(np.int8), group.astype(np.int64), np.where(healthy, piece, -1),
+                      int((size // g).sum()))

@@ -1,0 +1,418 @@
+"""Chapter 5 ("Scale-up domains that survive faults"): the ring builder explorer and the chapter's figures.
+
+Every count drawn comes from ``scaleup`` or ``ring_builder``; the functions here
+only place nodes, links and bars. ``ring_explorer`` follows the blitting
+protocol of ``views.base.LiveFigure``: its artists are created once, animated,
+and moved by ``update``; the axes never change.
+"""
+from __future__ import annotations
+
+import html
+from typing import Any, Callable, Mapping
+
+import ipywidgets as W
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.collections import LineCollection, PolyCollection
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+
+from ..ring_builder import RingBuilder, draw_failures, ring_builder, ring_layout
+from ..scaleup import fragmentation, tor_wiring
+from .base import CORRECT_COLOUR, LIMIT_COLOUR, ModelView, Slider, Updater
+
+__all__ = ["EXPLORERS", "PRESETS", "figure_fault_trace", "figure_fragmentation", "figure_k_hop_ring",
+           "figure_tor_wiring", "ring_explorer", "view_ring"]
+
+GROUP_COLOURS = ("#6f9fd8", "#2f5f9f")
+"""Alternate TP groups in two blues."""
+IDLE_COLOUR = "#c8c8c8"
+FAILED_COLOUR = "#d9534f"
+CUT_COLOUR = "#7a1010"
+LOOP_COLOUR = "#2f8f3a"
+BACKUP_COLOUR = "#e08a1e"
+WINDOW = 32
+"""Nodes of one draw that the explorer draws."""
+PRESETS = {"trace mean, 2.33%": 2.33, "trace p99, 7.22%": 7.22}
+"""The fault-trace rates (share of faulty 8-GPU nodes, %) the explorer offers as buttons."""
+BAR_SCALE = 0.25
+"""The waste bars are drawn on a fixed 0-25% scale; longer ones are clipped and say so."""
+
+Inputs = Mapping[str, Any]
+
+
+def _rects(x0: np.ndarray, y0: np.ndarray, w: Any, h: float) -> np.ndarray:
+    x0, y0 = np.asarray(x0, float), np.asarray(y0, float)
+    x1, y1 = x0 + w, y0 + h
+    return np.stack([np.stack([x0, y0], -1), np.stack([x1, y0], -1),
+                     np.stack([x1, y1], -1), np.stack([x0, y1], -1)], axis=1)
+
+
+def _arc(x0: float, x1: float, y: float, height: float, n: int = 12) -> np.ndarray:
+    """A bump from (x0, y) to (x1, y) rising by ``height``: a backup link that steps over nodes."""
+    t = np.linspace(0.0, 1.0, n)
+    return np.stack([x0 + (x1 - x0) * t, y + height * np.sin(np.pi * t)], axis=1)
+
+
+def _loop(x: float, y: float, size: float = 0.28) -> np.ndarray:
+    """A small open loop hanging under a node at the end of a TP group (the loopback path)."""
+    t = np.linspace(0.15 * np.pi, 1.85 * np.pi, 14)
+    return np.stack([x + size * 0.8 * np.sin(t), y - size - size * 0.9 * np.cos(t)], axis=1)
+
+
+def _line_geometry(role: np.ndarray, group: np.ndarray, y: float = 0.0) -> dict[str, Any]:
+    """Where to put the nodes and links of a window of one line (x = 0, 1, ...).
+
+    Active links join consecutive healthy nodes of the same TP group: straight
+    when they are neighbours, an arc (a backup link in use) when failed nodes
+    lie between them. Each group's first and last node gets a loopback.
+    """
+    straight, arcs, loops = [], [], []
+    keep = np.flatnonzero(group >= 0)
+    for a, b in zip(keep[:-1], keep[1:]):
+        if group[a] != group[b]:
+            continue
+        if b == a + 1:
+            straight.append(((a, y), (b, y)))
+        else:
+            arcs.append(_arc(a, b, y + 0.22, 0.45))
+    for g in np.unique(group[keep]):
+        members = np.flatnonzero(group == g)
+        loops.append(_loop(members[0], y - 0.22))
+        loops.append(_loop(members[-1], y - 0.22))
+    colours = [GROUP_COLOURS[gr % 2] if r == 0 else (IDLE_COLOUR, FAILED_COLOUR, CUT_COLOUR)[r - 1]
+               for r, gr in zip(role.tolist(), group.tolist())]
+    return {"straight": straight, "arcs": arcs, "loops": loops, "colours": colours}
+
+
+def _node_boxes(n: int, y: float = 0.0, size: float = 0.44) -> np.ndarray:
+    x = np.arange(n, dtype=float)
+    return _rects(x - size / 2, np.full(n, y - size / 2), size, size)
+
+
+def _window(failed: np.ndarray, width: int = WINDOW) -> int:
+    """First node of a window of ``width`` nodes that starts a few nodes before the first failure."""
+    hits = np.flatnonzero(failed)
+    start = int(hits[0]) - 3 if hits.size else 0
+    return max(0, min(start, failed.size - width))
+
+
+# -- the explorer's picture --------------------------------------------------------------------
+
+def view_ring(ax: Axes) -> Updater:
+    """Top: four waste bars (K-hop ring, the paper's bound, static rings, switch domains) on a fixed
+    0-25% scale. Bottom: 32 nodes of the first draw, from a few nodes before its first failure.
+
+    ``update(inputs, result)`` takes the explorer's inputs and the ``RingBuilder`` it computed.
+    """
+    ax.figure.subplots_adjust(left=0.01, right=0.99, bottom=0.01, top=0.99)
+    ax.set_axis_off()
+    ax.set(xlim=(-1.0, WINDOW + 0.2), ylim=(-1.9, 5.4))
+    names = ("K-hop ring", "paper's bound", "static TP rings", "72-GPU switch domains")
+    bar_x0, bar_w = 9.0, 18.0
+    ys = np.array([4.6, 3.9, 3.2, 2.5])
+    for y, name in zip(ys, names):
+        ax.text(bar_x0 - 0.3, y, name, ha="right", va="center", fontsize=8.5)
+    for frac in (0.0, 0.05, 0.10, 0.15, 0.20, 0.25):
+        x = bar_x0 + bar_w * frac / BAR_SCALE
+        ax.plot([x, x], [2.15, 4.95], color="#e4e4e4", lw=0.8, zorder=0)
+        ax.text(x, 1.95, f"{frac:.0%}", ha="center", va="top", fontsize=7.5, color="#666666")
+    ax.text(bar_x0 + bar_w + 0.9, 1.95, "healthy GPUs idle,\nshare of all GPUs", ha="left", va="top", fontsize=7.5,
+            color="#666666")
+    bars = PolyCollection([], facecolor=[CORRECT_COLOUR, LIMIT_COLOUR, "#888888", "#b58b00"], edgecolor="none",
+                          animated=True)
+    ax.add_collection(bars)
+    (clipped,) = ax.plot([], [], ">", ms=7, color="black", animated=True)
+    ax.text(bar_x0 + bar_w + 0.9, 4.6, "▶ = off the scale", fontsize=7.5, va="center", color="#666666")
+
+    ax.plot([-0.5, WINDOW - 0.5], [0, 0], color="#eeeeee", lw=1.0, zorder=0)
+    nodes = PolyCollection(_node_boxes(WINDOW), edgecolor="#333333", linewidth=0.6, animated=True)
+    straight = LineCollection([], colors=CORRECT_COLOUR, linewidths=1.8, animated=True)
+    arcs = LineCollection([], colors=BACKUP_COLOUR, linewidths=1.8, animated=True)
+    loops = LineCollection([], colors=LOOP_COLOUR, linewidths=1.4, animated=True)
+    for artist in (straight, arcs, loops, nodes):
+        ax.add_collection(artist)
+    ax.text(-0.5, 1.25, f"{WINDOW} nodes of the first draw, from a few nodes before its first failure",
+            ha="left", va="center", fontsize=8.5)
+    ax.legend(handles=[Patch(facecolor=GROUP_COLOURS[0], edgecolor="#333333", label="in a TP group"),
+                       Patch(facecolor=IDLE_COLOUR, edgecolor="#333333", label="idle remainder"),
+                       Patch(facecolor=FAILED_COLOUR, edgecolor="#333333", label="failed, bypassed"),
+                       Patch(facecolor=CUT_COLOUR, edgecolor="#333333", label="failed, cuts the line"),
+                       Line2D([], [], color=BACKUP_COLOUR, lw=1.8, label="backup link in use"),
+                       Line2D([], [], color=LOOP_COLOUR, lw=1.4, label="loopback")],
+              loc="lower center", bbox_to_anchor=(0.5, 0.0), ncol=6, fontsize=7, frameon=False,
+              handlelength=1.4, columnspacing=0.9)
+
+    def update(p: Inputs, result: RingBuilder | None = None) -> None:
+        r = p["gpus_per_node"]
+        if result is None:
+            result = ring_builder(p["fault_pct"] / 100, r, p["tp"], p["hops"])
+        shares = [result.ring_waste, result.bound, result.static_waste, result.switch_waste]
+        widths = [bar_w * min(s, BAR_SCALE) / BAR_SCALE for s in shares]
+        bars.set_verts(_rects(np.full(4, bar_x0), ys - 0.25, np.array(widths), 0.5))
+        over = np.array(shares) > BAR_SCALE
+        clipped.set_data(np.full(int(over.sum()), bar_x0 + bar_w + 0.35), ys[over])
+        failed = _first_draw(result, r)
+        lay = ring_layout(failed, p["tp"] // r, p["hops"])
+        w0 = _window(failed)
+        geo = _line_geometry(lay.role[w0:w0 + WINDOW], lay.group[w0:w0 + WINDOW])
+        nodes.set_facecolor(geo["colours"] + ["white"] * (WINDOW - len(geo["colours"])))
+        straight.set_segments(geo["straight"])
+        arcs.set_segments(geo["arcs"])
+        loops.set_segments(geo["loops"])
+
+    return update
+
+
+def _first_draw(result: RingBuilder, gpus_per_node: int) -> np.ndarray:
+    """The failed nodes of the first of ``result``'s draws (same seed and rate as the model)."""
+    return draw_failures(result.node_rate, result.gpus // gpus_per_node, 1, 0)[0]
+
+
+class RingExplorer(ModelView):
+    """The ring builder: sliders for the 8-GPU node fault rate, R, TP and K; preset buttons for the trace."""
+
+    LABELS = (
+        ("node fault rate for these nodes", "node_rate", "{:.2%}"),
+        ("faulty nodes per draw", "faulty_nodes", "{:,.2f}"),
+        ("ring cuts per draw (runs of K or more)", "ring_cuts", "{:,.3f}"),
+        ("K-hop ring waste (simulated)", "ring_waste", "{:.3%}"),
+        ("  of which the cuts add", "cut_waste", "{:.3%}"),
+        ("paper's bound 2 (N_t - R) P_s^K", "bound", "{:.3%}"),
+        ("static TP ring waste", "static_waste", "{:.3%}"),
+        ("72-GPU switch domain waste", "switch_waste", "{:.3%}"),
+        ("usable GPUs of 2,880", "usable_gpus", "{:,.1f}"),
+    )
+
+    def __init__(self, fault_pct: float = 2.33, gpus_per_node: int = 4, tp: int = 32, hops: int = 3) -> None:
+        self._last: RingBuilder | None = None
+        super().__init__(
+            _ring_model,
+            [Slider("fault_pct", 0.0, 15.0, fault_pct, 0.01, label="8-GPU node faults (%)", readout_format=".2f"),
+             Slider("gpus_per_node", 4, 8, gpus_per_node, 4, label="GPUs per node (R)"),
+             Slider("tp", 16, 64, tp, 16, label="TP group size (GPUs)"),
+             Slider("hops", 1, 4, hops, label="hops K")],
+            lambda ax: _explorer_view(ax, self),
+            title="Ring builder: 2,880 GPUs, 200 seeded draws, each node failing independently",
+            figsize=(7.8, 3.3),
+        )
+        buttons = []
+        for name, value in PRESETS.items():
+            button = W.Button(description=name, layout=W.Layout(width="185px"))
+            button.on_click(lambda _b, v=value: setattr(self.controls["fault_pct"], "value", v))
+            buttons.append(button)
+        self.presets = buttons
+        left = self.children[1].children[0]
+        left.children = (*left.children[:-1], W.HBox(buttons), left.children[-1])
+        self.children[1].layout = W.Layout(flex_flow="row wrap")
+
+    def __repr__(self) -> str:
+        return "RingExplorer(ring_builder)"
+
+    def compute(self) -> RingBuilder:
+        self._last = _ring_model(**self.arguments)
+        return self._last
+
+    def _word_rows(self, result: RingBuilder) -> list[tuple[str, str, bool]]:
+        rows = []
+        for label, name, spec in self.LABELS:
+            value = getattr(result, name)
+            flagged = name == "bound" and value > 1.0
+            rows.append((label, spec.format(value) + (" (above 100%: says nothing)" if flagged else ""), flagged))
+        return rows
+
+    def table_html(self, result: RingBuilder) -> str:
+        red = " style='color:#b22222'"
+        body = "".join(
+            f"<tr{red if flagged else ''}><td style='padding:2px 8px'>{html.escape(k)}</td>"
+            f"<td style='padding:2px 8px;text-align:right'>{html.escape(v)}</td></tr>"
+            for k, v, flagged in self._word_rows(result))
+        return f"<table style='border-collapse:collapse;font-size:90%'>{body}</table>"
+
+    def report(self) -> str:
+        a = self.arguments
+        head = (f"ring builder: 8-GPU node fault rate {a['fault_pct']:.2f}%, {a['gpus_per_node']} GPUs per node, "
+                f"TP-{a['tp']}, K = {a['hops']} (200 draws of 2,880 GPUs)")
+        rows = self._word_rows(self.compute())
+        width = max(len(k) for k, _, _ in rows) + 2
+        return "\n".join([head] + [f"{k:<{width}}{v:>14}" for k, v, _ in rows])
+
+
+def _ring_model(fault_pct: float, gpus_per_node: int, tp: int, hops: int) -> RingBuilder:
+    """``ring_builder`` with the rate in percent, as the slider gives it."""
+    return ring_builder(fault_pct / 100.0, gpus_per_node, tp, hops)
+
+
+def _explorer_view(ax: Axes, explorer: RingExplorer) -> Updater:
+    update = view_ring(ax)
+
+    def move(p: Inputs, mode: Any = None) -> None:
+        update(p, explorer._last)
+
+    return move
+
+
+def ring_explorer(fault_pct: float = 2.33, gpus_per_node: int = 4, tp: int = 32, hops: int = 3) -> RingExplorer:
+    """The chapter's ring builder (source 004's Panel 1). Defaults: the trace's mean rate, R = 4, TP-32, K = 3."""
+    return RingExplorer(fault_pct, gpus_per_node, tp, hops)
+
+
+EXPLORERS: dict[str, Callable[[], ModelView]] = {"ring_builder": ring_explorer}
+"""Factories for chapter 5's explorers (found by ``tools/bench_widgets.py``)."""
+
+
+# -- static figures ------------------------------------------------------------------------------
+
+def _gpu_grid(ax: Axes, x0: float, y0: float, gpus: int, failed: set[int], tp: int, cols: int = 16,
+              label: str = "") -> int:
+    """Draw a domain of ``gpus`` squares, ``cols`` to a row; healthy GPUs fill TP groups in order."""
+    f = fragmentation(gpus, len(failed), tp)
+    colours, k = [], 0
+    for i in range(gpus):
+        if i in failed:
+            colours.append(FAILED_COLOUR)
+            continue
+        colours.append(GROUP_COLOURS[(k // tp) % 2] if k < f.groups * tp else IDLE_COLOUR)
+        k += 1
+    idx = np.arange(gpus)
+    ax.add_collection(PolyCollection(_rects(x0 + idx % cols, y0 - idx // cols, 0.86, 0.86), facecolor=colours,
+                                     edgecolor="#333333", linewidth=0.5))
+    rows = (gpus + cols - 1) // cols
+    ax.add_patch(_frame(x0, y0, cols, rows))
+    if label:
+        ax.text(x0, y0 + 1.25, label, fontsize=9, va="bottom")
+    return f.idle_gpus
+
+
+def _frame(x0: float, y0: float, cols: int, rows: int):
+    from matplotlib.patches import Rectangle
+
+    return Rectangle((x0 - 0.15, y0 - rows + 0.85), cols + 0.16, rows + 0.3, fill=False, edgecolor="#555555", lw=1.0)
+
+
+def figure_fragmentation() -> Figure:
+    """The paper's example at TP-16: two 32-GPU domains with one failure each, one 64-GPU domain with two."""
+    fig = Figure(figsize=(9.6, 3.9))
+    ax = fig.add_axes((0.01, 0.02, 0.98, 0.96))
+    ax.set_axis_off()
+    a = _gpu_grid(ax, 0, 6, 32, {20}, 16, label="domain A, 32 GPUs, 1 failed")
+    b = _gpu_grid(ax, 18, 6, 32, {9}, 16, label="domain B, 32 GPUs, 1 failed")
+    c = _gpu_grid(ax, 0, 1, 64, {20, 41}, 16, cols=32, label="one 64-GPU domain, 2 failed")
+    ax.text(34.6, 5.4, f"idle: {a} + {b} = {a + b} GPUs", fontsize=10, va="center", color="#333333")
+    ax.text(34.6, 0.4, f"idle: {c} GPUs", fontsize=10, va="center", color="#333333")
+    ax.set(xlim=(-0.5, 44), ylim=(-1.6, 7.9))
+    ax.legend(handles=[Patch(facecolor=GROUP_COLOURS[0], edgecolor="#333333", label="in a TP-16 group"),
+                       Patch(facecolor=IDLE_COLOUR, edgecolor="#333333", label="healthy but idle"),
+                       Patch(facecolor=FAILED_COLOUR, edgecolor="#333333", label="failed")],
+              loc="lower center", ncol=3, fontsize=9, frameon=False, bbox_to_anchor=(0.4, -0.02))
+    return fig
+
+
+def figure_fault_trace(trace: Any) -> Figure:
+    """A synthetic series with the trace's mean, median and p99, and its distribution (clearly labelled)."""
+    fig = Figure(figsize=(10, 3.4), layout="constrained")
+    left, right = fig.subplots(1, 2, width_ratios=(2.1, 1))
+    left.plot(trace.days, trace.faulty_pct, color="#7a7a7a", lw=0.6)
+    for value, name, style in ((trace.mean_pct, "mean", "-"), (trace.median_pct, "median", "--"),
+                               (trace.p99_pct, "p99", ":")):
+        left.axhline(value, color=LIMIT_COLOUR if name == "p99" else CORRECT_COLOUR, ls=style, lw=1.2,
+                     label=f"{name} {value:.2f}%")
+    left.set(xlabel="day", ylabel="faulty 8-GPU nodes (%)", xlim=(0, trace.days[-1]), ylim=(0, None),
+             title="SYNTHETIC series (not the paper's data): same mean, median and p99")
+    left.legend(fontsize=8, loc="upper right")
+    values = np.sort(trace.faulty_pct)
+    right.plot(values, (np.arange(values.size) + 0.5) / values.size, color="#444444")
+    right.axvline(trace.median_pct, color=CORRECT_COLOUR, ls="--", lw=1.2)
+    right.axvline(trace.p99_pct, color=LIMIT_COLOUR, ls=":", lw=1.2)
+    right.set(xlabel="faulty 8-GPU nodes (%)", ylabel="share of time at or below", ylim=(0, 1.01),
+              title="its distribution (synthetic)")
+    return fig
+
+
+def figure_k_hop_ring(failed_nodes: tuple[int, ...] = (3,), nodes: int = 9, group_nodes: int = 4,
+                      hops: int = 2) -> Figure:
+    """A line of nodes wired at +-1 and +-2 (K = 2): one failed node bypassed by a backup link,
+    two TP groups closed by loopbacks at their ends. Node indices count from 0 (N1 is 0)."""
+    failed = np.zeros(nodes, bool)
+    failed[list(failed_nodes)] = True
+    lay = ring_layout(failed, group_nodes, hops)
+    geo = _line_geometry(lay.role, lay.group)
+    fig = Figure(figsize=(9.2, 3.0))
+    ax = fig.add_axes((0.01, 0.12, 0.98, 0.86))
+    ax.set_axis_off()
+    ax.set(xlim=(-0.9, nodes - 0.1), ylim=(-1.3, 1.45))
+    idle = [((i, 0), (i + 1, 0)) for i in range(nodes - 1)]
+    # backup links: hop h from even nodes above the row, from odd nodes below it
+    idle_arcs = [_arc(i, i + h, 0.22, 0.3 + 0.25 * (h - 2)) if i % 2 == 0 else
+                 _arc(i, i + h, -0.22, -0.3 - 0.25 * (h - 2)) for h in range(2, hops + 1) for i in range(nodes - h)]
+    ax.add_collection(LineCollection(idle + idle_arcs, colors="#c4c4c4", linewidths=1.0, linestyles="--"))
+    ax.add_collection(LineCollection(geo["straight"], colors=CORRECT_COLOUR, linewidths=2.2))
+    ax.add_collection(LineCollection(geo["arcs"], colors=BACKUP_COLOUR, linewidths=2.4))
+    ax.add_collection(LineCollection(geo["loops"], colors=LOOP_COLOUR, linewidths=1.8))
+    ax.add_collection(PolyCollection(_node_boxes(nodes), facecolor=geo["colours"], edgecolor="#333333",
+                                     linewidth=0.7))
+    for i in range(nodes):
+        ax.text(i, 0, f"N{i + 1}" + (" ✕" if failed[i] else ""), ha="center", va="center", fontsize=8,
+                color="white" if lay.role[i] in (0, 3) or failed[i] else "black")
+    for g in range(lay.groups):
+        members = np.flatnonzero(lay.group == g)
+        ax.text(members.mean(), 1.25, f"TP group {g + 1}: " + " ".join(f"N{m + 1}" for m in members),
+                ha="center", fontsize=9, color=GROUP_COLOURS[g % 2])
+    ax.legend(handles=[Line2D([], [], color=CORRECT_COLOUR, lw=2.2, label="active link"),
+                       Line2D([], [], color=BACKUP_COLOUR, lw=2.4, label="backup link in use"),
+                       Line2D([], [], color="#c4c4c4", lw=1.0, ls="--", label="idle or backup link"),
+                       Line2D([], [], color=LOOP_COLOUR, lw=1.8, label="loopback"),
+                       Patch(facecolor=FAILED_COLOUR, edgecolor="#333333", label="failed")],
+              loc="upper center", bbox_to_anchor=(0.5, 0.02), ncol=5, fontsize=8, frameon=False)
+    return fig
+
+
+def figure_tor_wiring(tors: int = 4, nodes_per_tor: int = 4) -> Figure:
+    """Four ToRs of four nodes: (a) the ring in deployment order, (b) InfiniteHBD's sub-line wiring.
+
+    Nodes are drawn in ToR columns. One TP group is outlined in blue and the
+    DP peers of its first GPU position are joined in red when they cross ToRs,
+    green when they share one. The titles carry ``tor_wiring``'s counts.
+    """
+    fig = Figure(figsize=(10, 3.9), layout="constrained")
+    axes = fig.subplots(1, 2)
+    r = nodes_per_tor
+    for ax, wiring, tag in ((axes[0], "in-order", "(a) ring in deployment order"),
+                            (axes[1], "sub-line", "(b) sub-line wiring: main links to N(n ± r)")):
+        g = r if wiring == "in-order" else tors
+        counts = tor_wiring(tors, r, g, wiring)
+        ax.set_axis_off()
+        ax.set(xlim=(-0.8, tors - 0.2), ylim=(-r - 0.2, 1.0))
+        pos = {}
+        for n in range(tors * r):
+            t, s = divmod(n, r)
+            pos[n] = (t, -s)
+        if wiring == "in-order":
+            line = list(range(tors * r))
+        else:
+            line = [t * r + s for s in range(r) for t in range(tors)]
+        segs = [(pos[a], pos[b]) for a, b in zip(line[:-1], line[1:])]
+        ax.add_collection(LineCollection(segs, colors="#9a9a9a", linewidths=1.0))
+        group = line[:g]
+        peers = [line[j * g] for j in range(len(line) // g)]
+        cross = len({pos[p][0] for p in peers}) > 1
+        ax.add_collection(LineCollection([(pos[a], pos[b]) for a, b in zip(group[:-1], group[1:])],
+                                         colors=CORRECT_COLOUR, linewidths=3.0))
+        ax.add_collection(LineCollection([((pos[a][0] + 0.18, pos[a][1]), (pos[b][0] + 0.18, pos[b][1]))
+                                          for a, b in zip(peers[:-1], peers[1:])],
+                                         colors=LIMIT_COLOUR if cross else LOOP_COLOUR, linewidths=2.0,
+                                         linestyles="--"))
+        for n, (x, y) in pos.items():
+            ax.text(x, y, f"N{n + 1}", ha="center", va="center", fontsize=8,
+                    bbox={"boxstyle": "round", "fc": "white", "ec": "#555555"})
+        for t in range(tors):
+            ax.text(t, 0.65, f"ToR {t + 1}", ha="center", fontsize=9, weight="bold")
+        ax.set_title(f"{tag}\nTP groups across ToRs: {counts.tp_groups_across_tors} of {counts.tp_groups}; "
+                     f"DP groups across ToRs: {counts.dp_groups_across_tors} of {counts.dp_groups}", fontsize=9)
+    fig.legend(handles=[Line2D([], [], color="#9a9a9a", lw=1.0, label="HBD ring link"),
+                        Line2D([], [], color=CORRECT_COLOUR, lw=3.0, label="one TP group"),
+                        Line2D([], [], color=LIMIT_COLOUR, lw=2.0, ls="--", label="DP peers, across ToRs"),
+                        Line2D([], [], color=LOOP_COLOUR, lw=2.0, ls="--", label="DP peers, one ToR")],
+               loc="outside lower center", ncol=4, fontsize=8, frameon=False)
+    return fig
