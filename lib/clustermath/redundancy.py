@@ -84,20 +84,17 @@ def slice_goodput(availability: float = 0.995, slice_cubes: int = 16, *, cubes: 
     hosts_per_cube = whole("hosts_per_cube", hosts_per_cube, low=1, unit="hosts")
     q = p ** hosts_per_cube
     w = np.arange(cubes + 1)
-    logc = np.array([math.lgamma(cubes + 1) - math.lgamma(k + 1) - math.lgamma(cubes - k + 1) for k in w])
-    with np.errstate(divide="ignore"):
-        logp = logc + w * (np.log(q) if q > 0 else -np.inf) + (cubes - w) * (np.log1p(-q) if q < 1 else -np.inf)
-    pmf = np.exp(np.nan_to_num(logp, nan=-np.inf))
-    if q == 1.0:
-        pmf = (w == cubes).astype(float)
-    elif q == 0.0:
-        pmf = (w == 0).astype(float)
+    if q in (0.0, 1.0):
+        pmf = (w == (cubes if q == 1.0 else 0)).astype(float)
+    else:
+        logc = np.array([math.lgamma(cubes + 1) - math.lgamma(k + 1) - math.lgamma(cubes - k + 1) for k in w])
+        pmf = np.exp(logc + w * math.log(q) + (cubes - w) * math.log1p(-q))
     used = (w // slice_cubes) * slice_cubes
     return SliceGoodput(
         cube_up=q, expected_working_cubes=float(cubes * q), slices=cubes // slice_cubes,
         fixed_pct=100 * p ** (slice_cubes * hosts_per_cube) * ((cubes // slice_cubes) * slice_cubes) / cubes,
-        ocs_pct=float(100 * (pmf * used).sum() / cubes),
-        ocs_one_slice_pct=float(100 * pmf[w >= slice_cubes].sum()))
+        ocs_pct=float(min(100.0, 100 * (pmf * used).sum() / cubes)),
+        ocs_one_slice_pct=float(min(100.0, 100 * pmf[w >= slice_cubes].sum())))
 
 
 @dataclass(frozen=True)
