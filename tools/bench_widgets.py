@@ -41,6 +41,12 @@ def registries() -> dict[str, Callable[[], Any]]:
         module = importlib.import_module(f"clustermath.{info.name}")
         for name, factory in getattr(module, "EXPLORERS", {}).items():
             found[f"{info.name}:{name}"] = factory
+    views = importlib.import_module("clustermath.views")
+
+    for info in pkgutil.iter_modules(views.__path__):  # each chapter's views (chapter 4 onwards too)
+        module = importlib.import_module(f"clustermath.views.{info.name}")
+        for name, factory in getattr(module, "EXPLORERS", {}).items():
+            found.setdefault(f"views.{info.name}:{name}", factory)
     from clustermath.views.peak import lab_explorer
 
     found["debug_lab:lab_explorer"] = lab_explorer

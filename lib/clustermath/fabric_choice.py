@@ -173,3 +173,26 @@ def rail_only_ever_first(moe_pct: float) -> bool:
         if choose_fabric(**dict(zip(names, values)), moe_pct=moe_pct).first == "rail_only":
             return True
     return False
+
+
+@dataclass(frozen=True)
+class DecisionSummary:
+    """Outputs of ``decision_summary``: the four scores, the first and last pattern, and the winner's risk."""
+
+    meta: int
+    hpn: int
+    torus: int
+    rail_only: int
+    first: str
+    last: str
+    risk_of_first: str
+
+
+def decision_summary(**inputs) -> DecisionSummary:
+    """``choose_fabric(**inputs)`` flattened to plain fields (for Panel 13.7's table)."""
+    c = choose_fabric(**inputs)
+    return DecisionSummary(**c.scores, first=PATTERN_NAMES[c.first], last=PATTERN_NAMES[c.last],
+                           risk_of_first=RISKS[c.first])
+
+
+__all__ += ["DecisionSummary", "decision_summary"]

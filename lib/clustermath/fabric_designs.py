@@ -479,3 +479,24 @@ def tiers_for(gpus: int, chip_tbps: float = 51.2, nic_gbps: int = 400) -> int:
 
 
 __all__.append("tiers_for")
+
+
+@dataclass(frozen=True)
+class TierCounts:
+    """Outputs of ``tier_counts``: Clos tiers for one GPU count at four chip and NIC generations."""
+
+    gpus: int
+    chip_51t_nic_400g: int
+    chip_51t_nic_800g: int
+    chip_102t_nic_400g: int
+    chip_102t_nic_800g: int
+
+
+def tier_counts(gpus: int) -> TierCounts:
+    """``tiers_for(gpus, chip, nic)`` for 51.2T/102.4T chips and 400G/800G NICs (Panel 13.8)."""
+    gpus = whole("gpus", gpus, low=0, unit="GPUs")
+    return TierCounts(gpus, tiers_for(gpus, 51.2, 400), tiers_for(gpus, 51.2, 800),
+                      tiers_for(gpus, 102.4, 400), tiers_for(gpus, 102.4, 800))
+
+
+__all__ += ["TierCounts", "tier_counts"]
