@@ -272,8 +272,8 @@ def megascale_tor_set(chip_tbps: float = 25.6, tors: int = 8, gpus_per_server: i
                       split_gbps: int = 200) -> tuple[int, int]:
     """MegaScale's ToR set: servers = half the chip's 400G ports, each split into two ``split_gbps`` links.
 
-    A Tomahawk 4 (25.6T, 64 × 400G) has 32 downlinks, split into 64 × 200G, one
-    per server: 64 servers; ``tors`` such ToRs (one per rail) serve
+    A Tomahawk 4 (25.6T, 64 × 400G) has 32 downward 400G ports, each split into
+    two 200G links, one to each server: 64 servers; ``tors`` such ToRs (one per rail) serve
     ``64 × gpus_per_server`` = 512 GPUs at one switch hop. Returns (servers, GPUs).
 
     Source: source 001, scale row; Jiang et al. (2024), section 3.

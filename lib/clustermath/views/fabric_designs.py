@@ -21,13 +21,14 @@ from ..fabric_designs import (
     tpu_v4_machine,
 )
 from ..incast import incast, queue_trace
+from ..placement import step_traffic
 from ..load_balance import expected_idle, hash_flows, polarized_loads
 from ..redundancy import slice_goodput
 from .base import BROKEN_COLOUR, CORRECT_COLOUR, LIMIT_COLOUR, ModelView, Slider, Updater
 
 __all__ = [
     "EXPLORERS", "decision_explorer", "figure_buffers", "figure_decision_tree", "figure_patterns",
-    "figure_polarization", "figure_queue", "figure_scale_axis", "hashing_explorer", "incast_explorer",
+    "figure_polarization", "figure_queue", "figure_scale_axis", "gpt3_traffic", "traffic_explorer", "hashing_explorer", "incast_explorer",
     "scale_explorer", "slice_explorer", "table2_explorer", "tiers_explorer",
 ]
 
@@ -304,7 +305,52 @@ def tiers_explorer() -> ModelView:
                      title="Panel 13.8 · Tiers needed, by chip and NIC generation", figsize=(6.2, 3.1))
 
 
+# -- Panel 13.6: why only pipeline traffic crosses HPN's core --------------------------------------
+
+GPT3 = dict(layers=96, hidden=12_288, params=175e9, microbatch_tokens=2_048)
+"""GPT-3 175B's shape as HPN uses it (sequence 2,048, one sequence per microbatch)."""
+
+
+def view_traffic(ax: Axes) -> Updater:
+    """Bytes per GPU per step for TP, PP and DP (log scale), with the one that may cross a 15:1 core marked."""
+    bars = ax.barh([0, 1, 2], [1, 1, 1], color=[GREY, CORRECT_COLOUR, GREY], height=0.6)
+    for b in bars:
+        b.set_animated(True)
+    ax.set(yticks=[0, 1, 2], yticklabels=["tensor parallel", "pipeline (crosses the core)", "data parallel"],
+           xscale="log", xlim=(1e6, 1e12), xlabel="bytes per GPU per step (log scale)")
+    ax.invert_yaxis()
+    texts = [ax.text(0, i, "", va="center", fontsize=8, animated=True) for i in range(3)]
+
+    def update(p: Inputs, mode: Any = None) -> None:
+        t = step_traffic(tp=p["tp"], pp=p["pp"], dp=p["dp"], tokens_per_step=p["dp"] * 2_048 * p["microbatches"],
+                         **GPT3)
+        for bar, text, v in zip(bars, texts, (t.tp_bytes_per_gpu, t.pp_bytes_per_gpu, t.dp_bytes_per_gpu)):
+            bar.set_width(max(v, 1e6))
+            text.set_position((max(v, 1e6) * 1.2, text.get_position()[1]))
+            text.set_text(f"{v / 1e9:,.3g} GB")
+
+    return update
+
+
+def gpt3_traffic(tp: int = 8, pp: int = 8, dp: int = 512, microbatches: int = 1):
+    """``step_traffic`` for GPT-3 175B at a TP-PP-DP split, ``microbatches`` sequences of 2,048 tokens per replica."""
+    return step_traffic(tp=tp, pp=pp, dp=dp, tokens_per_step=dp * 2_048 * microbatches, **GPT3)
+
+
+def traffic_explorer() -> ModelView:
+    """Panel 13.6: GPT-3 175B's per-GPU bytes by parallelism, from chapter 3's ``step_traffic``."""
+    return ModelView(
+        gpt3_traffic, [Slider("tp", 1, 16, 8, label="tensor parallel"), Slider("pp", 1, 16, 8, label="pipeline stages"),
+                       Slider("dp", 2, 1024, 512, label="replicas"),
+                       Slider("microbatches", 1, 16, 1, label="microbatches per step")],
+        view_traffic, formats={"tp_bytes_per_gpu": ",.3g", "pp_bytes_per_gpu": ",.3g", "dp_bytes_per_gpu": ",.3g",
+                               "pp_bytes_per_link": ",.3g", "tp_collectives_per_gpu": ",.0f",
+                               "pp_sends_per_gpu": ".2f"},
+        title="Panel 13.6 · Why only pipeline traffic crosses a 15:1 core", figsize=(6.4, 2.6))
+
+
 EXPLORERS: dict[str, Callable[[], ModelView]] = {
+    "traffic": traffic_explorer,
     "scale": scale_explorer, "table2": table2_explorer, "incast": incast_explorer, "hashing": hashing_explorer,
     "slices": slice_explorer, "decision": decision_explorer, "tiers": tiers_explorer,
 }
