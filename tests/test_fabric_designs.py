@@ -172,3 +172,15 @@ def test_decision_procedure():
 def test_errors_name_the_argument(call, name):
     with pytest.raises(ValueError, match=rf"^{name} "):
         call()
+
+
+def test_failure_stepper():
+    from clustermath.redundancy import FAILURE_DESIGNS, failure_step
+    speeds = {d: [failure_step(i, s).job_speed_pct for s in range(4)] for i, d in enumerate(FAILURE_DESIGNS)}
+    assert speeds["meta"] == [100.0, 100.0, 100.0, 0.0]
+    assert speeds["hpn"] == [100.0, 93.75, 100.0, 93.75]
+    assert not failure_step(2, 1).running and failure_step(3, 3).running
+    with pytest.raises(ValueError, match="^design "):
+        failure_step(4, 0)
+    with pytest.raises(ValueError, match="^step "):
+        failure_step(0, -1)

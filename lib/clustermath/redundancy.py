@@ -175,3 +175,75 @@ def interruption_budget(record: InterruptionRecord = LLAMA3_405B, effective_pct:
     lost = (1 - eff / 100) * record.hours
     return InterruptionBudget(spacing_h=record.hours / record.total, lost_allowed_h=lost,
                               per_interruption_min=lost * 60 / record.total)
+
+
+# -- Animation 13.3 as a stepper: one failure sequence per design -------------------------
+
+FAILURE_DESIGNS = ("meta", "hpn", "megascale", "tpu")
+"""The four designs of the stepper, in slider order."""
+
+
+@dataclass(frozen=True)
+class FailureStep:
+    """Outputs of ``failure_step``: what one step of a design's failure sequence does to a job."""
+
+    design: str
+    step: int
+    event: str
+    job_speed_pct: float
+    """The job's speed against a healthy fabric, % (0 while it is stopped)."""
+    running: bool
+    where_it_goes: str
+    """Where the traffic or the work goes at this step."""
+
+
+def failure_step(design: int = 0, step: int = 0) -> FailureStep:
+    """Step ``step`` (0-3) of one failure sequence in design ``design`` (0-3: Meta, HPN, MegaScale, TPU v4).
+
+    The speeds come from the chapter's models: Meta's 18 uplinks for 16
+    downlinks (``uplink_headroom``) keep full speed through two failures and
+    lose 1/16 at the third; HPN's host loses one of 16 ports per failed link
+    or ToR (``dual_tor``); MegaScale and TPU v4 stop the job and resume it on
+    spare compute. Source: source 001, section 13.5 (Animation 13.3).
+    """
+    d = FAILURE_DESIGNS[whole("design", design, low=0, high=len(FAILURE_DESIGNS) - 1)]
+    step = whole("step", step, low=0, high=3)
+    head = uplink_headroom()
+    tor = dual_tor()
+    full = 100.0
+    table = {
+        "meta": [
+            ("healthy rack: 16 downlinks, 18 uplinks", full, True, "flows hash over all 18 uplinks"),
+            ("one uplink fails", full, True, "its flows rehash onto 17 uplinks, still above 1:1"),
+            (f"a second uplink fails ({head.failures_tolerated} tolerated)", full, True,
+             "16 uplinks for 16 downlinks: exactly 1:1, no slowdown"),
+            ("the rack switch fails", 0.0, False,
+             "the rack drops out; the job restarts from its checkpoint without it"),
+        ],
+        "hpn": [
+            ("healthy host: 8 NICs × 2 ports to two ToRs", full, True, "traffic on all 16 ports, both planes"),
+            ("one NIC-to-ToR link fails", full - tor.loss_one_link_pct, True,
+             "the bond moves its traffic to the NIC's other port, on the other ToR"),
+            ("the link is repaired", full, True, "both ports carry traffic again, no restart"),
+            ("a whole ToR fails", full - tor.loss_one_link_pct, True,
+             "each host under it loses one of 16 ports; the twin ToR carries the rest"),
+        ],
+        "megascale": [
+            ("healthy job; heartbeats carry RDMA counters", full, True, "work on every node"),
+            ("a node's traffic drops; the driver suspends the job", 0.0, False,
+             "diagnosis: loopback, NIC-to-NIC and small collectives under one ToR"),
+            ("the faulty node is evicted", 0.0, False, "a node from the standby pool takes its ranks"),
+            ("the job resumes from its checkpoint", full, True, "work on the replacement node"),
+        ],
+        "tpu": [
+            ("healthy slice of 16 cubes", full, True, "the OCS wires the slice's cubes into a torus"),
+            ("one host fails: its cube is down", 0.0, False, "the torus is broken for the slice that holds it"),
+            ("the scheduler picks a spare working cube", 0.0, False, "the OCS mirrors rewire in milliseconds"),
+            ("the slice resumes from its checkpoint", full, True, "work on the rewired torus"),
+        ],
+    }
+    event, speed, running, where = table[d][step]
+    return FailureStep(design=d, step=step, event=event, job_speed_pct=speed, running=running, where_it_goes=where)
+
+
+__all__ += ["FAILURE_DESIGNS", "FailureStep", "failure_step"]

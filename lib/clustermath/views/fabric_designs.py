@@ -545,3 +545,47 @@ def figure_decision_tree() -> Figure:
     edge((0.2, 0.24), (0.4, 0.15))
     edge((0.8, 0.24), (0.6, 0.15))
     return fig
+
+
+# -- Animation 13.3 as a stepper -------------------------------------------------------------------
+
+def view_failures(ax: Axes) -> Updater:
+    """The four designs' job speed at the chosen step, with the chosen design's event and where work goes."""
+    from ..redundancy import FAILURE_DESIGNS, failure_step
+
+    names = ("Meta (headroom)", "HPN (dual-ToR)", "MegaScale (standby pool)", "TPU v4 (spare cubes)")
+    y = np.arange(len(FAILURE_DESIGNS))
+    bars = ax.barh(y, np.zeros(len(y)), color=GREY, height=0.55)
+    for b in bars:
+        b.set_animated(True)
+    ax.set(yticks=y, yticklabels=names, xlim=(0, 110), xlabel="job speed at this step, % of healthy")
+    ax.invert_yaxis()
+    ax.figure.subplots_adjust(left=0.3, bottom=0.32, top=0.95)
+    labels = [ax.text(0, i, "", va="center", fontsize=8, animated=True) for i in y]
+    story = ax.text(-0.38, -0.3, "", transform=ax.transAxes, fontsize=8, va="top", animated=True)
+
+    def update(p: Inputs, mode: Any = None) -> None:
+        steps = [failure_step(i, p["step"]) for i in range(len(FAILURE_DESIGNS))]
+        for i, (bar, text, s) in enumerate(zip(bars, labels, steps)):
+            bar.set_width(s.job_speed_pct)
+            bar.set_color(CORRECT_COLOUR if i == p["design"] else (GREY if s.running else LIMIT_COLOUR))
+            text.set_position((s.job_speed_pct + 1, i))
+            text.set_text(f"{s.job_speed_pct:.2f}%" if s.running else "stopped")
+        chosen = steps[p["design"]]
+        story.set_text(f"step {chosen.step}: {chosen.event}\n→ {chosen.where_it_goes}")
+
+    return update
+
+
+def failure_explorer() -> ModelView:
+    """Animation 13.3 as a stepper: one failure sequence per design, where the traffic or the work goes."""
+    from ..redundancy import failure_step
+
+    return ModelView(failure_step, [Slider("design", 0, 3, 0, label="design (0 Meta … 3 TPU)"),
+                                    Slider("step", 0, 3, 0, label="step of the failure")],
+                     view_failures, formats={"job_speed_pct": ".2f"},
+                     title="Animation 13.3 · One failure in each design, step by step", figsize=(6.6, 3.0))
+
+
+EXPLORERS["failures"] = failure_explorer
+__all__ += ["failure_explorer", "view_failures"]
