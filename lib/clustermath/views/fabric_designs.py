@@ -55,13 +55,14 @@ def view_scale(ax: Axes) -> Updater:
         b.set_animated(True)
     ax.set(yticks=y, yticklabels=_SCALE_ROWS, xscale="log", xlim=(10, 200_000), xlabel="GPUs (log scale)")
     ax.invert_yaxis()
-    for value, name in ((meta_zone()[0], "Meta pod"), (megascale_tor_set()[1], "MegaScale ToR set"),
-                        (tpu_v4_machine()[1], "TPU v4 machine")):
+    ax.figure.subplots_adjust(left=0.26, right=0.97, bottom=0.16, top=0.86)
+    for value, name, ha in ((megascale_tor_set()[1], "MegaScale ToR set", "right"),
+                            (meta_zone()[0], "Meta pod", "right"), (tpu_v4_machine()[1], "TPU v4 machine", "left")):
         ax.axvline(value, color=GREY, lw=0.8, ls=":")
-        ax.text(value, -0.75, name, rotation=0, fontsize=7, ha="center", color="#555555")
+        ax.text(value * (0.95 if ha == "right" else 1.05), -0.75, f"{name} ({value:,})", fontsize=7, ha=ha,
+                color="#555555")
     labels = [ax.text(0, i, "", va="center", fontsize=8, animated=True) for i in y]
-    status = _status(ax, 0.98, 0.06, ha="right")
-    status.set_va("bottom")
+    status = _status(ax, 0.98, 0.96, ha="right")
 
     def update(p: Inputs, mode: Any = None) -> None:
         s = hpn_scale(p["chip_tbps"], p["nic_gbps"])
@@ -241,17 +242,25 @@ def view_decision(ax: Axes) -> Updater:
     bars = ax.barh(y, np.zeros(len(y)), color=CORRECT_COLOUR, height=0.6)
     for b in bars:
         b.set_animated(True)
-    ax.set(yticks=y, yticklabels=[PATTERN_NAMES[p] for p in PATTERNS], xlim=(-10, 6), xlabel="score (points)")
+    ax.set(yticks=y, yticklabels=[PATTERN_NAMES[p] for p in PATTERNS], xlim=(-12, 8), xlabel="score (points)")
+    ax.figure.subplots_adjust(left=0.33, right=0.97, bottom=0.36, top=0.95)
     ax.axvline(0, color="black", lw=0.6)
     ax.invert_yaxis()
-    risk = ax.text(0.0, -0.3, "", transform=ax.transAxes, fontsize=7.5, va="top", animated=True, wrap=True)
+    values = [ax.text(0, i, "", va="center", fontsize=8, animated=True) for i in y]
+    risk = ax.text(-0.48, -0.3, "", transform=ax.transAxes, fontsize=7.5, va="top", animated=True)
 
     def update(p: Inputs, mode: Any = None) -> None:
         c = choose_fabric(**{**DEFAULTS, **p})
-        for bar, pattern in zip(bars, PATTERNS):
-            bar.set_width(c.scores[pattern])
+        for bar, text, pattern in zip(bars, values, PATTERNS):
+            score = c.scores[pattern]
+            bar.set_width(score)
             bar.set_color(CORRECT_COLOUR if pattern == c.first else (LIMIT_COLOUR if pattern == c.last else GREY))
-        risk.set_text(f"first: {PATTERN_NAMES[c.first]}; risk: {RISKS[c.first]}")
+            text.set_position((score + (0.3 if score >= 0 else -0.3), text.get_position()[1]))
+            text.set_ha("left" if score >= 0 else "right")
+            text.set_text(f"{score:+d}")
+        words = RISKS[c.first].split("; ")
+        risk.set_text(f"first: {PATTERN_NAMES[c.first]}, last: {PATTERN_NAMES[c.last]}\nrisk of the first: "
+                      + ";\n  ".join(words))
 
     return update
 
@@ -268,7 +277,7 @@ def decision_explorer() -> ModelView:
         checkboxes={"shared_hosts": DEFAULTS["shared_hosts"], "own_stack": DEFAULTS["own_stack"],
                     "can_fork": DEFAULTS["can_fork"], "cost_sensitive": DEFAULTS["cost_sensitive"]},
         fixed={"gpus_now": DEFAULTS["gpus_now"]},
-        title="Panel 13.7 · The decision procedure as visible rules", figsize=(6.4, 3.0))
+        title="Panel 13.7 · The decision procedure as visible rules", figsize=(6.4, 3.4))
 
 
 # -- Panel 13.8: tiers against GPU count -------------------------------------------------------------
@@ -318,6 +327,7 @@ def view_traffic(ax: Axes) -> Updater:
         b.set_animated(True)
     ax.set(yticks=[0, 1, 2], yticklabels=["tensor parallel", "pipeline (crosses the core)", "data parallel"],
            xscale="log", xlim=(1e6, 1e12), xlabel="bytes per GPU per step (log scale)")
+    ax.figure.subplots_adjust(left=0.33, right=0.97, bottom=0.2, top=0.95)
     ax.invert_yaxis()
     texts = [ax.text(0, i, "", va="center", fontsize=8, animated=True) for i in range(3)]
 
