@@ -184,3 +184,14 @@ def test_failure_stepper():
         failure_step(4, 0)
     with pytest.raises(ValueError, match="^step "):
         failure_step(0, -1)
+
+
+def test_transfer_stepper():
+    from clustermath.fabric_designs import transfer_step
+    ends = [transfer_step(i, 8) for i in range(4)]
+    assert [e.network_links for e in ends] == [4, 2, 4, 0]
+    assert [e.total_links for e in ends] == [4, 3, 4, 3]
+    assert all(e.done for e in ends) and not transfer_step(0, 3).done
+    assert transfer_step(1, 1).link == "NVLink" and transfer_step(0, 0).link == "start"
+    with pytest.raises(ValueError, match="^pattern "):
+        transfer_step(4, 0)

@@ -500,3 +500,54 @@ def tier_counts(gpus: int) -> TierCounts:
 
 
 __all__ += ["TierCounts", "tier_counts"]
+
+
+# -- Animation 13.1 as a stepper: one transfer through each pattern ----------------------------
+
+TRANSFER_PATHS: dict[str, tuple[tuple[str, str], ...]] = {
+    "any-to-any Clos": (("GPU 0, server A", "NIC"), ("leaf 0", "network"), ("spine", "network"),
+                        ("leaf 5", "network"), ("GPU 5, server B", "network")),
+    "rail-only": (("GPU 0, server A", "NIC"), ("GPU 5, server A", "NVLink"), ("rail-5 switch", "network"),
+                  ("GPU 5, server B", "network")),
+    "dual-plane (HPN)": (("GPU 0, server A", "NIC"), ("ToR1, rail 0", "network"), ("agg, plane 1", "network"),
+                         ("ToR1, rail 5", "network"), ("GPU 5, server B", "network")),
+    "torus": (("chip (0,0,0)", "chip"), ("chip (1,0,0)", "ICI"), ("chip (2,0,0)", "ICI"), ("chip (2,1,0)", "ICI")),
+}
+"""One transfer, from the first GPU of server A to the sixth of server B (or across a torus), as the
+nodes it passes and the kind of link that reaches each (source 001, Animation 13.1)."""
+
+
+@dataclass(frozen=True)
+class TransferStep:
+    """Outputs of ``transfer_step``."""
+
+    pattern: str
+    step: int
+    at: str
+    """The node the transfer has reached."""
+    link: str
+    """The kind of link just crossed ("start" at step 0)."""
+    network_links: int
+    """Switched-network links crossed so far."""
+    total_links: int
+    """Links of the whole path."""
+    done: bool
+
+
+def transfer_step(pattern: int = 0, step: int = 0) -> TransferStep:
+    """Where one transfer is after ``step`` links in pattern ``pattern`` (0-3, the order of ``TRANSFER_PATHS``).
+
+    Steps beyond the end of a shorter path stay at its destination.
+    """
+    names = tuple(TRANSFER_PATHS)
+    name = names[whole("pattern", pattern, low=0, high=len(names) - 1)]
+    step = whole("step", step, low=0, high=8)
+    path = TRANSFER_PATHS[name]
+    s = min(step, len(path) - 1)
+    crossed = path[1:s + 1]
+    return TransferStep(pattern=name, step=step, at=path[s][0], link="start" if s == 0 else path[s][1],
+                        network_links=sum(kind == "network" for _, kind in crossed), total_links=len(path) - 1,
+                        done=s == len(path) - 1)
+
+
+__all__ += ["TRANSFER_PATHS", "TransferStep", "transfer_step"]

@@ -18,7 +18,7 @@ from matplotlib.patches import FancyBboxPatch, Rectangle
 from ..fabric_choice import CHOICES, DEFAULTS, PATTERN_NAMES, PATTERNS, RISKS, choose_fabric, decision_summary
 from ..fabric_designs import (
     BUILDING_LIMIT_MW, hpn_scale, megascale_tor_set, meta_zone, table2_row, tier_counts, tiers_for,
-    tpu_v4_machine,
+    tpu_v4_machine, transfer_step,
 )
 from ..incast import incast, queue_trace
 from ..placement import step_traffic
@@ -599,3 +599,48 @@ def failure_explorer() -> ModelView:
 
 EXPLORERS["failures"] = failure_explorer
 __all__ += ["failure_explorer", "view_failures"]
+
+
+# -- Animation 13.1 as a stepper --------------------------------------------------------------------
+
+def view_transfer(ax: Axes) -> Updater:
+    """Each pattern's path as a row of nodes; the links crossed so far are drawn thick, by kind."""
+    from ..fabric_designs import TRANSFER_PATHS
+
+    colours = {"network": CORRECT_COLOUR, "NVLink": "#2f8f3a", "ICI": BROKEN_COLOUR}
+    ax.set_axis_off()
+    ax.set(xlim=(-0.6, 4.6), ylim=(-0.6, len(TRANSFER_PATHS) - 0.3))
+    ax.figure.subplots_adjust(left=0.01, right=0.99, bottom=0.02, top=0.98)
+    segments = []
+    for row, (name, path) in enumerate(TRANSFER_PATHS.items()):
+        y = len(TRANSFER_PATHS) - 1 - row
+        ax.text(-0.55, y + 0.32, name, fontsize=8.5, fontweight="bold")
+        for i, (node, kind) in enumerate(path):
+            ax.text(i, y, node, ha="center", va="center", fontsize=6.8,
+                    bbox={"boxstyle": "round,pad=0.25", "fc": "#f4f4f4", "ec": "#999999"})
+            if i:
+                ax.plot([i - 0.62, i - 0.38], [y, y], color="#cccccc", lw=1)
+                line, = ax.plot([i - 0.62, i - 0.38], [y, y], color=colours.get(kind, GREY), lw=4, animated=True,
+                                solid_capstyle="butt")
+                segments.append((row, i, line))
+    status = ax.text(4.55, -0.5, "", ha="right", fontsize=8, animated=True)
+
+    def update(p: Inputs, mode: Any = None) -> None:
+        for row, i, line in segments:
+            line.set_visible(i <= p["step"])
+        steps = [transfer_step(r, p["step"]) for r in range(len(TRANSFER_PATHS))]
+        status.set_text("network links so far: " + ", ".join(f"{s.network_links}" for s in steps)
+                        + "  (blue network, green NVLink, orange torus link)")
+
+    return update
+
+
+def transfer_explorer() -> ModelView:
+    """Animation 13.1 as a stepper: one transfer through each of the four patterns, one link per step."""
+    return ModelView(transfer_step, [Slider("pattern", 0, 3, 0, label="pattern (table row)"),
+                                     Slider("step", 0, 4, 0, label="links crossed")],
+                     view_transfer, title="Animation 13.1 · One transfer, one link per step", figsize=(7.2, 3.0))
+
+
+EXPLORERS["transfer"] = transfer_explorer
+__all__ += ["transfer_explorer", "view_transfer"]
