@@ -195,3 +195,11 @@ def test_transfer_stepper():
     assert transfer_step(1, 1).link == "NVLink" and transfer_step(0, 0).link == "start"
     with pytest.raises(ValueError, match="^pattern "):
         transfer_step(4, 0)
+
+
+def test_link_loads():
+    from clustermath.load_balance import link_loads
+    ecmp = link_loads(16, 16, 0)
+    assert ecmp.sum() == 16 and (ecmp == 0).sum() > 0
+    assert (link_loads(16, 16, spray=True) == 1.0).all()
+    assert link_loads(4, 0).sum() == 0

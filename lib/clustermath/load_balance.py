@@ -120,3 +120,23 @@ def queue_reduction_pct(before_kb: float, after_kb: float) -> float:
     before_kb = real("before_kb", before_kb, low=0.0, low_open=True, unit="KB")
     after_kb = real("after_kb", after_kb, unit="KB")
     return 100.0 * (1.0 - after_kb / before_kb)
+
+
+def link_loads(links: int = 16, flows: int = 16, seed: int = 0, *, spray: bool = False) -> np.ndarray:
+    """Share of one link's capacity each of ``links`` uplinks carries when ``flows`` equal flows fill them.
+
+    Per-flow hashing (ECMP) puts each whole flow on one random link; packet
+    spraying splits every flow evenly over all links, so each carries
+    ``flows / links`` flows' worth. Returned in flows per link (one trial, seeded).
+    Source: source 001, section 13.8 (Figure 13.9, Ultra Ethernet's packet spraying).
+    """
+    links = whole("links", links, low=1, high=MAX_LINKS, unit="uplinks")
+    flows = whole("flows", flows, low=0, high=MAX_FLOWS, unit="flows")
+    seed = whole("seed", seed, low=0)
+    if spray:
+        return np.full(links, flows / links)
+    picks = np.random.default_rng(seed).integers(0, links, size=flows)
+    return np.bincount(picks, minlength=links).astype(float)
+
+
+__all__.append("link_loads")

@@ -644,3 +644,23 @@ def transfer_explorer() -> ModelView:
 
 EXPLORERS["transfer"] = transfer_explorer
 __all__ += ["transfer_explorer", "view_transfer"]
+
+
+def figure_spraying(links: int = 16, flows: int = 16, seed: int = 0) -> Figure:
+    """Figure 13.9: the same flows hashed per flow (ECMP) and sprayed per packet over 16 uplinks."""
+    from ..load_balance import link_loads
+
+    fig = Figure(figsize=(9, 2.8), layout="constrained")
+    axes = fig.subplots(1, 2, sharey=True)
+    for ax, spray, title in ((axes[0], False, "per-flow hashing (ECMP)"), (axes[1], True, "packet spraying")):
+        loads = link_loads(links, flows, seed, spray=spray)
+        ax.bar(np.arange(links), loads, color=[LIMIT_COLOUR if v == 0 else CORRECT_COLOUR for v in loads])
+        ax.axhline(flows / links, color=GREY, lw=0.8, ls=":")
+        ax.set(title=f"{title}: {int((loads == 0).sum())} idle, busiest {loads.max() / (flows / links):.1f}× the mean",
+               xlabel="uplink", xticks=[])
+        ax.title.set_fontsize(9)
+    axes[0].set_ylabel("flows' worth of traffic")
+    return fig
+
+
+__all__ += ["figure_spraying"]
