@@ -276,7 +276,7 @@ def decision_explorer() -> ModelView:
         view_decision,
         checkboxes={"shared_hosts": DEFAULTS["shared_hosts"], "own_stack": DEFAULTS["own_stack"],
                     "can_fork": DEFAULTS["can_fork"], "cost_sensitive": DEFAULTS["cost_sensitive"]},
-        fixed={"gpus_now": DEFAULTS["gpus_now"]},
+        fixed={"gpus_now": DEFAULTS["gpus_now"]}, hidden=("risk_of_first",),
         title="Panel 13.7 · The decision procedure as visible rules", figsize=(6.4, 3.4))
 
 
@@ -353,9 +353,9 @@ def traffic_explorer() -> ModelView:
         gpt3_traffic, [Slider("tp", 1, 16, 8, label="tensor parallel"), Slider("pp", 1, 16, 8, label="pipeline stages"),
                        Slider("dp", 2, 1024, 512, label="replicas"),
                        Slider("microbatches", 1, 16, 1, label="microbatches per step")],
-        view_traffic, formats={"tp_bytes_per_gpu": ",.3g", "pp_bytes_per_gpu": ",.3g", "dp_bytes_per_gpu": ",.3g",
-                               "pp_bytes_per_link": ",.3g", "tp_collectives_per_gpu": ",.0f",
-                               "pp_sends_per_gpu": ".2f"},
+        view_traffic, formats={"tp_bytes_per_gpu": ".3g", "pp_bytes_per_gpu": ".3g", "dp_bytes_per_gpu": ".3g"},
+        hidden=("microbatches", "tp_collectives_per_gpu", "pp_sends_per_gpu", "pp_bytes_per_link",
+                "dp_collectives_per_gpu"),
         title="Panel 13.6 · Why only pipeline traffic crosses a 15:1 core", figsize=(6.4, 2.6))
 
 
