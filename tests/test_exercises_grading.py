@@ -173,6 +173,18 @@ PLANTED_CH3 = [
     ("q4", "q4_pipeline_heavier = True", "per_step_not_per_replica", "ch3-three-cuts"),
 ]
 
+PLANTED_CH4 = [
+    ("q1", "q1_queued_mb = 31 * 800 * 60 * 1e-3", "bits_for_bytes", "ch4-incast"),
+    ("q1", "def incast_mb(senders, port_gbps, rtt_us, notify_us):\n"
+           "    return senders * port_gbps / 8 * (rtt_us + notify_us) * 1e-3", "all_senders_excess", "ch4-incast"),
+    ("q1", "q1_queued_mb = 31 * 100 * 10 * 1e-3", "window_rtt_only", "ch4-incast"),
+    ("q2", "q2_saving_pct = 31.03", "radix_not_ports", "ch4-spine-cost"),
+    ("q2", "q2_removed_musd = 58.523648", "link_ends_once", "ch4-spine-cost"),
+    ("q3", "q3_idle = 48 * (1 - 1 / 48) ** 32", "n_k_swapped", "ch4-hashing"),
+    ("q4", "q4_availability = 0.5", "all_up_as_per_host", "ch4-redundancy"),
+    ("q4", "q4_availability = 1 - 0.5 / 1024", "linear_availability", "ch4-redundancy"),
+    ("q5", "q5_uplinks, q5_tolerated = 22, 2", "floor_uplinks", "ch4-redundancy"),
+    ("q6", "q6_first_moe = 'rail_only'", "moe_ignored", "ch4-choose"),
 PLANTED_CH5 = [
     ("q1", "q1_rack = 5", "mod_of_failed", "ch5-fragmentation"),
     ("q1", "def idle_gpus(domain_gpus, failed_gpus, tp):\n    return failed_gpus % tp", "mod_of_failed",
@@ -204,6 +216,7 @@ PLANTED = (
     [("ch01_exercises", *row) for row in PLANTED_CH1]
     + [("ch02_exercises", *row) for row in PLANTED_CH2]
     + [("ch03_exercises", *row) for row in PLANTED_CH3]
+    + [("ch04_exercises", *row) for row in PLANTED_CH4]
     + [("ch05_exercises", *row) for row in PLANTED_CH5]
 )
 
@@ -214,6 +227,7 @@ def test_a_planted_mistake_fails_its_question_and_names_the_misconception(
         assigned, solved, stem, question, planted, key, section):
     import clustermath.feedback.placement  # noqa: F401  (registers chapter 3's misconceptions)
     import clustermath.feedback.reliability  # noqa: F401  (registers chapter 2's misconceptions)
+    import clustermath.feedback.fabric_designs  # noqa: F401  (registers chapter 4's misconceptions)
     from clustermath.feedback import CATALOGUE
 
     autograder_nb, _ = assigned[stem]

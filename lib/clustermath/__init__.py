@@ -71,3 +71,15 @@ __all__ = [
     "hops_crossing_formula", "network_traffic", "step_traffic", "tp_group_layout",
     *_reliability_all, *_goodput_all, *_scaleup_all, *_ring_builder_all,
 ]
+from .fabric_designs import *  # noqa: F401,F403  chapter 4: the matrix, scale units, Clos and Table II
+from .fabric_designs import __all__ as _fabric_designs_all
+from .incast import *  # noqa: F401,F403  chapter 4: buffers and the incast
+from .incast import __all__ as _incast_all
+from .load_balance import *  # noqa: F401,F403  chapter 4: hashing flows onto uplinks
+from .load_balance import __all__ as _load_balance_all
+from .redundancy import *  # noqa: F401,F403  chapter 4: slices, spare cubes, headroom, dual-ToR
+from .redundancy import __all__ as _redundancy_all
+from .fabric_choice import *  # noqa: F401,F403  chapter 4: the decision procedure
+from .fabric_choice import __all__ as _fabric_choice_all
+
+__all__ += [*_fabric_designs_all, *_incast_all, *_load_balance_all, *_redundancy_all, *_fabric_choice_all]
