@@ -185,6 +185,8 @@ PLANTED_CH4 = [
     ("q4", "q4_availability = 1 - 0.5 / 1024", "linear_availability", "ch4-redundancy"),
     ("q5", "q5_uplinks, q5_tolerated = 22, 2", "floor_uplinks", "ch4-redundancy"),
     ("q6", "q6_first_moe = 'rail_only'", "moe_ignored", "ch4-choose"),
+]
+
 PLANTED_CH5 = [
     ("q1", "q1_rack = 5", "mod_of_failed", "ch5-fragmentation"),
     ("q1", "def idle_gpus(domain_gpus, failed_gpus, tp):\n    return failed_gpus % tp", "mod_of_failed",

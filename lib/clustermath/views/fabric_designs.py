@@ -316,8 +316,9 @@ def tiers_explorer() -> ModelView:
 
 # -- Panel 13.6: why only pipeline traffic crosses HPN's core --------------------------------------
 
-GPT3 = dict(layers=96, hidden=12_288, params=175e9, microbatch_tokens=2_048)
-"""GPT-3 175B's shape as HPN uses it (sequence 2,048, one sequence per microbatch)."""
+GPT3 = dict(layers=96, hidden=12_288, params=175e9, microbatch_tokens=2_048, grad_bytes=2)
+"""GPT-3 175B's shape as HPN uses it (sequence 2,048, one sequence per microbatch), with the
+2-byte gradients HPN's 5.5 GB shard implies (175e9 ÷ 64 × 2 B); chapter 3 uses Llama 3's FP32."""
 
 
 def view_traffic(ax: Axes) -> Updater:
