@@ -121,7 +121,8 @@ screenshots: $(STAMP)
 
 pdf: $(STAMP)
 	rm -rf _build/singlehtml _build/pdf
-	$(BIN)/jupyter-book build . --builder singlehtml
+	$(BIN)/python tools/pdf.py --config _build/pdf/_config.yml
+	$(BIN)/jupyter-book build . --builder singlehtml --config _build/pdf/_config.yml
 	$(BIN)/python tools/pdf.py _build/singlehtml/index.html _build/pdf/book.pdf
 	$(BIN)/python -m pytest -q tests/browser/test_pdf.py -p no:cacheprovider
 

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Print the single-page build of the book to a PDF with headless Chromium (`make pdf`).
+
+Usage: python tools/pdf.py --config _build/pdf/_config.yml   (write the build's config)
+       python tools/pdf.py _build/singlehtml/index.html _build/pdf/book.pdf
+
+The single-page build uses _config.yml with two changes: no LaTeX-oriented
+restructuring (sphinx-jupyterbook-latex), and tools/pdf_singlehtml.py, which
+lets the single-page builder render folded code cells.
+
+The page is served on 127.0.0.1 (no request leaves it), the explorers are
+rendered from their stored state (their default pictures) and MathJax finishes
+before printing. A print stylesheet starts every chapter (each top-level
+heading) on a new page, keeps figures and table rows whole, hides the site's
+navigation and lets wide tables and code wrap. A4, backgrounds printed.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "tests" / "browser"))
+
+PRINT_CSS = """
+@page { size: A4; margin: 16mm 14mm; }
+@media print {
+  .bd-header, .bd-sidebar-primary, .bd-sidebar-secondary, .bd-header-article, .bd-footer,
+  .bd-footer-article, .prev-next-area, .header-article-items, #pst-back-to-top,
+  .search-button-field, .theme-switch-button, dialog { display: none !important; }
+  .bd-main, .bd-content, .bd-article-container, .bd-page-width, .bd-container__inner {
+    max-width: 100% !important; width: 100% !important; }
+  main section > h1, article section > h1 { break-before: page; page-break-before: always; }
+  main section:first-of-type > h1:first-child { break-before: auto; page-break-before: auto; }
+  figure, img, .widget-subarea, tr, mjx-container { break-inside: avoid; page-break-inside: avoid; }
+  table { font-size: 85%; }
+  td, th { padding: 2px 6px !important; }
+  pre { white-space: pre-wrap !important; word-break: break-word; font-size: 80%; }
+  .widget-subarea { zoom: 0.8; }
+}
+"""
+
+
+def write_config(path: Path) -> None:
+    import yaml
+
+    config = yaml.safe_load((REPO / "_config.yml").read_text(encoding="utf-8"))
+    config.setdefault("latex", {})["use_jupyterbook_latex"] = False
+    sphinx = config.setdefault("sphinx", {})
+    sphinx.setdefault("local_extensions", {})["pdf_singlehtml"] = "tools/"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    print(f"wrote {path}")
+
+
+def main() -> int:
+    if len(sys.argv) == 3 and sys.argv[1] == "--config":
+        write_config(Path(sys.argv[2]))
+        return 0
+    if len(sys.argv) != 3:
+        print(__doc__.split("\n\n")[1], file=sys.stderr)
+        return 2
+    page_path, out = Path(sys.argv[1]).resolve(), Path(sys.argv[2]).resolve()
+    if not page_path.is_file():
+        print(f"no single-page build at {page_path}: run `make pdf`", file=sys.stderr)
+        return 1
+    import browsing
+
+    start = time.perf_counter()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with browsing.serve(page_path.parent) as base, browsing.chromium() as browser:
+        context = browsing.new_context(browser)
+        page, visit = browsing.open_page(context, base, page_path.name, "desktop")
+        page.add_style_tag(content=PRINT_CSS)
+        page.emulate_media(media="print")
+        page.wait_for_timeout(300)
+        page.pdf(path=str(out), format="A4", print_background=True, prefer_css_page_size=True)
+        context.close()
+    if visit.offsite:
+        print(f"warning: {len(visit.offsite)} requests to the internet were blocked", file=sys.stderr)
+    if visit.render:
+        print(f"warning: {visit.render}", file=sys.stderr)
+    print(f"{out} ({out.stat().st_size / 1e6:.1f} MB, {time.perf_counter() - start:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
