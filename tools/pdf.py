@@ -49,7 +49,7 @@ def write_config(path: Path) -> None:
     config = yaml.safe_load((REPO / "_config.yml").read_text(encoding="utf-8"))
     config.setdefault("latex", {})["use_jupyterbook_latex"] = False
     sphinx = config.setdefault("sphinx", {})
-    sphinx.setdefault("local_extensions", {})["pdf_singlehtml"] = "tools/"
+    sphinx.setdefault("local_extensions", {})["pdf_singlehtml"] = str(REPO / "tools")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
     print(f"wrote {path}")
