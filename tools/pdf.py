@@ -3,6 +3,7 @@
 
 Usage: python tools/pdf.py --config _build/pdf/_config.yml   (write the build's config)
        python tools/pdf.py _build/singlehtml/index.html _build/pdf/book.pdf
+       (writes _build/singlehtml/print.html, the page it prints)
 
 The single-page build uses _config.yml with two changes: no LaTeX-oriented
 restructuring (sphinx-jupyterbook-latex), and tools/pdf_singlehtml.py, which
@@ -17,6 +18,7 @@ navigation and lets wide tables and code wrap. A4, backgrounds printed.
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 from pathlib import Path
@@ -29,7 +31,11 @@ PRINT_CSS = """
 @media print {
   .bd-header, .bd-sidebar-primary, .bd-sidebar-secondary, .bd-header-article, .bd-footer,
   .bd-footer-article, .prev-next-area, .header-article-items, #pst-back-to-top,
-  .search-button-field, .theme-switch-button, dialog { display: none !important; }
+  .search-button-field, .theme-switch-button, dialog, .skip-link,
+  #pst-skip-link { display: none !important; }
+  html, body, .bd-container, .bd-container__inner, .bd-main, .bd-content, .bd-article-container,
+  .bd-article { overflow: visible !important; height: auto !important; max-height: none !important;
+    display: block !important; position: static !important; }
   .bd-main, .bd-content, .bd-article-container, .bd-page-width, .bd-container__inner {
     max-width: 100% !important; width: 100% !important; }
   main section > h1, article section > h1 { break-before: page; page-break-before: always; }
@@ -55,6 +61,41 @@ def write_config(path: Path) -> None:
     print(f"wrote {path}")
 
 
+# What the single-page build leaves out (Sphinx adds MathJax and myst-nb the widget
+# scripts only to pages it sees math or widgets on; the single page is the root
+# document): the same vendored scripts the HTML book loads.
+HEAD_SCRIPTS = """
+<script>window.MathJax = {"options": {"processHtmlClass": "tex2jax_process|mathjax_process|math|output_area"}}</script>
+<script defer="defer" src="_static/mathjax/tex-chtml.js"></script>
+<script src="_static/require.js"></script>
+<script src="_static/widgets-paths.js"></script>
+<script src="_static/embed-amd.js"></script>
+<script defer="defer" src="_static/mathjax-hub-shim.js"></script>
+"""
+
+
+def print_page(singlehtml: Path) -> Path:
+    """The single page, copied to the build's root as print.html with the scripts it lacks.
+
+    The single-page builder writes the root document (book/intro.html) with links
+    relative to the build's root, so it only renders from there.
+    """
+    root = singlehtml / "index.html"
+    html = root.read_text(encoding="utf-8")
+    m = re.search(r'url=([^"\s>]+)', html) if len(html) < 500 else None
+    if m:
+        html = (singlehtml / m.group(1)).read_text(encoding="utf-8")
+    missing = [
+        line for line in HEAD_SCRIPTS.strip().splitlines()
+        if (re.search(r'src="([^"]+)"', line) is None or re.search(r'src="([^"]+)"', line).group(1) not in html)
+        and not ("window.MathJax" in line and "window.MathJax" in html)
+    ]
+    html = html.replace("</head>", "\n".join(missing) + "\n</head>", 1)
+    out = singlehtml / "print.html"
+    out.write_text(html, encoding="utf-8")
+    return out
+
+
 def main() -> int:
     if len(sys.argv) == 3 and sys.argv[1] == "--config":
         write_config(Path(sys.argv[2]))
@@ -63,6 +104,8 @@ def main() -> int:
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
     page_path, out = Path(sys.argv[1]).resolve(), Path(sys.argv[2]).resolve()
+    if page_path.is_file():
+        page_path = print_page(page_path.parent)
     if not page_path.is_file():
         print(f"no single-page build at {page_path}: run `make pdf`", file=sys.stderr)
         return 1
@@ -73,6 +116,9 @@ def main() -> int:
     with browsing.serve(page_path.parent) as base, browsing.chromium() as browser:
         context = browsing.new_context(browser)
         page, visit = browsing.open_page(context, base, page_path.name, "desktop")
+        # Lazy pictures below the fold load before printing.
+        page.evaluate("() => document.querySelectorAll('img[loading=lazy]').forEach(i => i.loading = 'eager')")
+        page.wait_for_function("() => [...document.images].every(i => i.complete)", timeout=30_000)
         page.add_style_tag(content=PRINT_CSS)
         page.emulate_media(media="print")
         page.wait_for_timeout(300)

@@ -193,7 +193,7 @@ def settle(page, visit: Visit) -> None:
                     'script[type="application/vnd.jupyter.widget-view+json"]').length;
                 const subs = [...document.querySelectorAll('.widget-subarea')];
                 return subs.length >= n && subs.every(s => s.childElementCount > 0)
-                    && [...document.querySelectorAll('img')].every(i => i.complete);
+                    && [...document.querySelectorAll('.widget-subarea img')].every(i => i.complete);
             }""",
             timeout=TIMEOUT_MS,
         )
