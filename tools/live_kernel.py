@@ -134,19 +134,31 @@ def start_voila(voila: str, port: int) -> subprocess.Popen:
     raise RuntimeError("voila did not start within 60 s")
 
 
-def wait_rendered(page, timeout_s: float) -> int:
-    """Wait until the chapter has run: explorer pictures present and stable for 3 s."""
+def expected_views(notebook: str) -> int:
+    """How many widget views the committed notebook shows (one per explorer cell)."""
+    nb = json.loads((REPO / notebook).read_text(encoding="utf-8"))
+    return sum(
+        any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in c.get("outputs", []))
+        for c in nb["cells"]
+        if c["cell_type"] == "code"
+    )
+
+
+def wait_rendered(page, views: int, timeout_s: float) -> int:
+    """Wait until the chapter has run: every widget view rendered, then 2 s without change."""
     deadline = time.time() + timeout_s
     last, stable_since = -1, time.time()
     while time.time() < deadline:
         n = page.evaluate(
-            "() => document.querySelector('.voila-spinner, #loading') && "
-            "getComputedStyle(document.querySelector('.voila-spinner, #loading')).display !== 'none' ? -1 : "
-            "document.querySelectorAll('.widget-slider .noUi-handle, img').length"
+            "() => document.querySelectorAll('.jupyter-widgets.widget-container, .widget-slider').length"
+        )
+        done = page.evaluate(
+            "(views) => [...document.querySelectorAll('.jp-OutputArea-output')].filter(o => "
+            "o.querySelector('.jupyter-widgets')).length >= views", views
         )
         if n != last:
             last, stable_since = n, time.time()
-        elif n > 0 and time.time() - stable_since > 3:
+        elif done and time.time() - stable_since > 2:
             return n
         time.sleep(0.5)
     raise TimeoutError(f"the chapter did not finish rendering in {timeout_s:.0f} s")
@@ -158,7 +170,7 @@ def drive_chapter(context, base: str, notebook: str, moves: int, timeout_s: floa
     page.on("pageerror", lambda e: errors.append(str(e)))
     t0 = time.perf_counter()
     page.goto(f"{base}voila/render/{notebook}", wait_until="domcontentloaded", timeout=timeout_s * 1000)
-    wait_rendered(page, timeout_s)
+    wait_rendered(page, expected_views(notebook), timeout_s)
     load_s = time.perf_counter() - t0
     explorers = page.evaluate(TAG_JS, CONTROL)
     results = []

@@ -260,7 +260,12 @@ def check_drawers(page) -> dict:
         if button is None:
             out[which] = {"button": False, "before": before, "after": before}
             continue
-        button.click()
+        try:
+            button.click(timeout=3000)
+        except Exception as exc:  # covered by another element, detached...
+            out[which] = {"button": True, "before": before, "after": before,
+                          "error": str(exc).splitlines()[0]}
+            continue
         page.wait_for_timeout(400)  # the drawers' CSS transition
         after = page.evaluate(DRAWERS_JS, which)
         out[which] = {"button": True, "before": before, "after": after}
@@ -270,8 +275,11 @@ def check_drawers(page) -> dict:
         if page.evaluate(DRAWERS_JS, which) != before:
             b = visible_toggle(page, cls)
             if b is not None:
-                b.click()
-                page.wait_for_timeout(400)
+                try:
+                    b.click(timeout=3000)
+                    page.wait_for_timeout(400)
+                except Exception:
+                    pass
     return out
 
 

@@ -119,7 +119,8 @@ def test_navigation_and_contents_drawers_open(site, page, width):
             if got["before"]:
                 bad.append(f"{name}: drawer open before its button was pressed")
             elif not got["after"]:
-                bad.append(f"{name}: the button does not open its drawer")
+                why = f" ({got['error']})" if got.get("error") else ""
+                bad.append(f"{name}: the button does not open its drawer{why}")
     assert not bad, f"{page} at {width}:{describe(bad)}"
 
 
