@@ -18,6 +18,7 @@ navigation and lets wide tables and code wrap. A4, backgrounds printed.
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 import time
@@ -74,6 +75,9 @@ HEAD_SCRIPTS = """
 """
 
 
+STATE_MIME = "application/vnd.jupyter.widget-state+json"
+
+
 def print_page(singlehtml: Path) -> Path:
     """The single page, copied to the build's root as print.html with the scripts it lacks.
 
@@ -91,6 +95,15 @@ def print_page(singlehtml: Path) -> Path:
         and not ("window.MathJax" in line and "window.MathJax" in html)
     ]
     html = html.replace("</head>", "\n".join(missing) + "\n</head>", 1)
+    # The single page holds the widget views but not their state: take it from the
+    # notebooks this build executed (_build/jupyter_execute), as the HTML pages do.
+    if STATE_MIME not in html:
+        state: dict = {}
+        for nb in sorted((singlehtml.parent / "jupyter_execute").rglob("*.ipynb")):
+            meta = json.loads(nb.read_text(encoding="utf-8"))["metadata"].get("widgets", {})
+            state.update(meta.get(STATE_MIME, {}).get("state", {}))
+        blob = json.dumps({"version_major": 2, "version_minor": 0, "state": state}).replace("</", "<\\/")
+        html = html.replace("</body>", f'<script type="{STATE_MIME}">{blob}</script>\n</body>', 1)
     out = singlehtml / "print.html"
     out.write_text(html, encoding="utf-8")
     return out
