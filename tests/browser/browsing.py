@@ -218,13 +218,12 @@ MEASURE_JS = (Path(__file__).parent / "measure.js").read_text(encoding="utf-8")
 
 DRAWERS_JS = r"""
 (which) => {
-  const ids = which === 'primary'
-    ? ['pst-primary-sidebar', 'pst-primary-sidebar-modal']
-    : ['pst-secondary-sidebar', 'pst-secondary-sidebar-modal'];
+  // pydata-sphinx-theme 0.16+ opens <dialog> drawers; 0.15 slides the sidebars in.
+  const sel = which === 'primary'
+    ? '#pst-primary-sidebar, #pst-primary-sidebar-modal, .bd-sidebar-primary'
+    : '#pst-secondary-sidebar, #pst-secondary-sidebar-modal, .bd-sidebar-secondary';
   const vw = document.documentElement.clientWidth;
-  for (const id of ids) {
-    const el = document.getElementById(id);
-    if (!el) continue;
+  for (const el of document.querySelectorAll(sel)) {
     const r = el.getBoundingClientRect();
     const cs = getComputedStyle(el);
     const links = [...el.querySelectorAll('a')].filter(a => {
@@ -241,7 +240,7 @@ DRAWERS_JS = r"""
 
 def visible_toggle(page, cls: str):
     """The visible button of that class (theme headers hold several), or None."""
-    for b in page.query_selector_all(f"button.{cls}"):
+    for b in page.query_selector_all(f"button.{cls}, label.{cls}"):
         if b.is_visible():
             return b
     return None
@@ -269,9 +268,15 @@ def check_drawers(page) -> dict:
         page.wait_for_timeout(400)  # the drawers' CSS transition
         after = page.evaluate(DRAWERS_JS, which)
         out[which] = {"button": True, "before": before, "after": after}
-        # Put it back: close a modal drawer, re-toggle a sidebar.
+        # Put it back: close a modal drawer (0.16+) or untick the drawer checkbox (0.15),
+        # else re-toggle a sidebar.
         page.keyboard.press("Escape")
-        page.wait_for_timeout(100)
+        page.evaluate("""() => {
+            document.querySelectorAll('dialog[open]').forEach(d => d.close());
+            document.querySelectorAll('#pst-primary-sidebar-checkbox, #pst-secondary-sidebar-checkbox')
+                .forEach(c => { c.checked = false; });
+        }""")
+        page.wait_for_timeout(400)
         if page.evaluate(DRAWERS_JS, which) != before:
             b = visible_toggle(page, cls)
             if b is not None:
