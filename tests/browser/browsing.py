@@ -238,6 +238,13 @@ DRAWERS_JS = r"""
 """
 
 
+CLOSE_DRAWERS_JS = """() => {
+    document.querySelectorAll('dialog[open]').forEach(d => d.close());
+    document.querySelectorAll('#pst-primary-sidebar-checkbox, #pst-secondary-sidebar-checkbox')
+        .forEach(c => { c.checked = false; });
+}"""
+
+
 def visible_toggle(page, cls: str):
     """The visible button of that class (theme headers hold several), or None."""
     for b in page.query_selector_all(f"button.{cls}, label.{cls}"):
@@ -271,11 +278,7 @@ def check_drawers(page) -> dict:
         # Put it back: close a modal drawer (0.16+) or untick the drawer checkbox (0.15),
         # else re-toggle a sidebar.
         page.keyboard.press("Escape")
-        page.evaluate("""() => {
-            document.querySelectorAll('dialog[open]').forEach(d => d.close());
-            document.querySelectorAll('#pst-primary-sidebar-checkbox, #pst-secondary-sidebar-checkbox')
-                .forEach(c => { c.checked = false; });
-        }""")
+        page.evaluate(CLOSE_DRAWERS_JS)
         page.wait_for_timeout(400)
         if page.evaluate(DRAWERS_JS, which) != before:
             b = visible_toggle(page, cls)
@@ -325,6 +328,8 @@ def visit_page(context, base: str, rel: str, *, axe: bool = False,
             if name != "desktop":
                 page.set_viewport_size({"width": w, "height": h})
                 page.wait_for_timeout(300)  # relayout, theme resize handlers
+                page.evaluate(CLOSE_DRAWERS_JS)
+                page.wait_for_timeout(300)
                 page.evaluate("() => new Promise(r => requestAnimationFrame(() => r()))")
             visit.dom = page.evaluate(MEASURE_JS)
             if screenshots is not None:
