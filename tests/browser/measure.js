@@ -1,0 +1,171 @@
+// Measure one rendered page for tests/browser (evaluated by Playwright; returns JSON).
+() => {
+  const vw = document.documentElement.clientWidth;
+  const main = document.querySelector('main') || document.body;
+  const box = el => {
+    const r = el.getBoundingClientRect();
+    return {l: r.left, r: r.right, t: r.top, b: r.bottom, w: r.width, h: r.height};
+  };
+  const shown = el => {
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 && r.height === 0) return false;
+    for (let e = el; e; e = e.parentElement) {
+      const cs = getComputedStyle(e);
+      if (cs.display === 'none' || cs.visibility === 'hidden') return false;
+    }
+    return true;
+  };
+  const text = (el, n = 60) => (el.textContent || '').replace(/\s+/g, ' ').trim().slice(0, n);
+  const sectionOf = el => {
+    const s = el.closest('section[id]');
+    return s ? '#' + s.id : '';
+  };
+
+  // ---- explorers: a widget view that shows a picture and has controls ----
+  const CONTROL = '.widget-slider, .widget-checkbox, .widget-dropdown, .widget-toggle-buttons, '
+    + '.widget-radio, .widget-button, .widget-toggle-button, .widget-text, .widget-select';
+  const lca = (a, b) => {
+    const up = new Set();
+    for (let e = a; e; e = e.parentElement) up.add(e);
+    for (let e = b; e; e = e.parentElement) if (up.has(e)) return e;
+    return null;
+  };
+  const childToward = (anc, el) => {
+    for (let e = el; e && e.parentElement; e = e.parentElement) if (e.parentElement === anc) return e;
+    return el;
+  };
+  // Enabled inputs a reader can move or press (a static page has no kernel behind them).
+  const liveControls = root => {
+    const out = [];
+    root.querySelectorAll('input, select, button, textarea').forEach(e => {
+      if (!e.disabled && shown(e) && e.type !== 'hidden') out.push(e.tagName.toLowerCase() + ':' + text(e.closest(CONTROL) || e, 30));
+    });
+    root.querySelectorAll('.noUi-target').forEach(t => {
+      const off = t.hasAttribute('disabled') || t.closest('[disabled]')
+        || getComputedStyle(t).pointerEvents === 'none';
+      if (!off && shown(t)) out.push('slider:' + text(t.closest(CONTROL) || t, 30));
+    });
+    return out;
+  };
+  const LIVE_NOTE = /\blive\b|interactive/i;
+  const HOW = /binder|colab|launch|make lab|jupyter|voila|run (the|this)/i;
+  const explorers = [];
+  document.querySelectorAll('.widget-subarea').forEach((sub, i) => {
+    const pics = [...sub.querySelectorAll('.widget-image, img')].filter(shown);
+    const controls = [...sub.querySelectorAll(CONTROL)].filter(c => !c.parentElement.closest(CONTROL));
+    if (!pics.length || !controls.length) return;
+    const pic = pics.reduce((a, b) => (box(a).w * box(a).h >= box(b).w * box(b).h ? a : b));
+    const anc = lca(pic, controls[0]);
+    const P = childToward(anc, pic), C = childToward(anc, controls[0]);
+    const p = box(P), c = box(C);
+    const side = p.l >= c.r - 1 || c.l >= p.r - 1;
+    const stacked = p.t >= c.b - 1 || c.t >= p.b - 1;
+    const zero = controls.filter(k => box(k).w < 1 || box(k).h < 1).map(k => text(k, 40) || k.className);
+    if (c.w < 1 || c.h < 1) zero.unshift(`the controls column (${Math.round(c.w)} x ${Math.round(c.h)} px)`);
+    if (p.w < 1 || p.h < 1) zero.unshift(`the picture (${Math.round(p.w)} x ${Math.round(p.h)} px)`);
+    const offscreen = controls.filter(k => box(k).w >= 1 && (box(k).l < -1 || box(k).r > vw + 1))
+      .map(k => text(k, 40) || k.className);
+    // The note saying how to make it live: in the explorer's cell, or the element just before it.
+    const cell = sub.closest('.cell') || sub.closest('.cell_output') || sub;
+    const near = [cell, cell.previousElementSibling, cell.nextElementSibling]
+      .filter(Boolean).map(e => e.textContent).join(' ');
+    explorers.push({
+      index: i,
+      section: sectionOf(sub),
+      title: text(sub, 50),
+      picture: p, controls: c,
+      arrangement: side ? 'side by side' : stacked ? 'stacked' : 'overlapping',
+      zero, offscreen,
+      live: liveControls(sub),
+      note: LIVE_NOTE.test(near) && HOW.test(near),
+    });
+  });
+
+  // ---- clipped display math and code/output blocks ----
+  const CLIPPABLE = 'div.math, mjx-container[display="true"], .cell_output pre, .output pre, '
+    + 'div.highlight pre';
+  const clipped = [];
+  const seen = new Set();
+  document.querySelectorAll(CLIPPABLE).forEach(el => {
+    if (!main.contains(el) || !shown(el)) return;
+    // Content width: the element's own scroll width, or its widest child (MathJax's mjx-math).
+    let content = el.scrollWidth;
+    if (el.tagName === 'MJX-CONTAINER')
+      for (const ch of el.children) content = Math.max(content, ch.getBoundingClientRect().width);
+    const left = el.getBoundingClientRect().left;
+    let verdict = null, scrolls = false;
+    for (let a = el; a && a !== document.body; a = a.parentElement) {
+      const ox = getComputedStyle(a).overflowX;
+      if (ox === 'auto' || ox === 'scroll') {
+        // A scroll area: fine if it fits on screen; its scrollbar shows when content is wider
+        // (unless the scrollbar is styled away).
+        const ar = a.getBoundingClientRect();
+        const hidden = getComputedStyle(a).scrollbarWidth === 'none';
+        scrolls = true;
+        if (ar.right > vw + 1) verdict = 'its scroll area runs off the screen';
+        else if (a.scrollWidth > a.clientWidth + 1 && hidden) verdict = 'scrollbar hidden';
+        break;
+      }
+      if ((ox === 'hidden' || ox === 'clip') && content > a.clientWidth + 1
+          && left + content > a.getBoundingClientRect().right + 1) {
+        verdict = `cut at ${Math.round(a.clientWidth)} px of ${Math.round(content)} px`;
+        break;
+      }
+    }
+    if (!verdict && !scrolls && left + content > vw + 1) verdict = `runs ${Math.round(left + content - vw)} px off the screen`;
+    if (verdict) {
+      const key = el.closest('div.math, .cell_output, div.highlight') || el;
+      if (seen.has(key)) return;
+      seen.add(key);
+      clipped.push({what: el.tagName.toLowerCase() + '.' + (el.className || ''), section: sectionOf(el),
+                    text: text(el, 60), verdict});
+    }
+  });
+
+  // ---- raw MyST or TeX markup left in the text ----
+  const RAW = [
+    [/\$\$|\\\(|\\\)|\\\[|\\\]/, 'TeX delimiter'],
+    [/\\(?:begin|end|frac|text|mathrm|times|cdot|sum|left|right|le|ge|approx|_)\b|\\_/, 'TeX command'],
+    [/\{[a-z]+(?::[a-z]+)?\}`/, 'MyST role'],
+    [/```\{|:::\{|^\s*:::/m, 'MyST directive'],
+    [/\{\{[^}]*\}\}/, 'MyST substitution'],
+    [/^\s*\([\w-]+\)=\s*$/m, 'MyST label'],
+  ];
+  const SKIP = new Set(['SCRIPT', 'STYLE', 'PRE', 'CODE', 'TEXTAREA', 'KBD', 'SAMP', 'MJX-CONTAINER',
+                        'MJX-ASSISTIVE-MML', 'MATH']);
+  const raw = [];
+  const walker = document.createTreeWalker(main, NodeFilter.SHOW_TEXT, {
+    acceptNode: n => {
+      for (let e = n.parentElement; e && e !== main; e = e.parentElement)
+        if (SKIP.has(e.tagName) || e.classList.contains('highlight')) return NodeFilter.FILTER_REJECT;
+      return NodeFilter.FILTER_ACCEPT;
+    }
+  });
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    for (const [re, kind] of RAW) {
+      const m = n.textContent.match(re);
+      if (m) {
+        const at = Math.max(0, m.index - 30);
+        raw.push({kind, section: sectionOf(n.parentElement),
+                  text: n.textContent.slice(at, m.index + 40).replace(/\s+/g, ' ')});
+      }
+    }
+  }
+
+  // ---- table padding: every shown table's cells ----
+  const tables = [];
+  main.querySelectorAll('table').forEach(t => {
+    if (!shown(t)) return;
+    let min = Infinity, cells = 0;
+    t.querySelectorAll('th, td').forEach(c => {
+      if (!shown(c) || !c.textContent.trim()) return;
+      const cs = getComputedStyle(c);
+      min = Math.min(min, parseFloat(cs.paddingLeft), parseFloat(cs.paddingRight));
+      cells += 1;
+    });
+    if (cells) tables.push({section: sectionOf(t), head: text(t, 50), cells, minPadding: min,
+                            widget: !!t.closest('.widget-subarea')});
+  });
+
+  return {vw, explorers, clipped, raw, tables};
+}

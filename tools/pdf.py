@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""Print the single-page build of the book to a PDF with headless Chromium (`make pdf`).
+
+Usage: python tools/pdf.py --config _build/pdf/_config.yml   (write the build's config)
+       python tools/pdf.py _build/singlehtml/index.html _build/pdf/book.pdf
+       (writes _build/singlehtml/print.html, the page it prints)
+
+The single-page build uses _config.yml with two changes: no LaTeX-oriented
+restructuring (sphinx-jupyterbook-latex), and tools/pdf_singlehtml.py, which
+lets the single-page builder render folded code cells.
+
+The page is served on 127.0.0.1 (no request leaves it), the explorers are
+rendered from their stored state (their default pictures) and MathJax finishes
+before printing. A print stylesheet starts every chapter (each top-level
+heading) on a new page, keeps figures and table rows whole, hides the site's
+navigation and lets wide tables and code wrap. A4, backgrounds printed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "tests" / "browser"))
+
+PRINT_CSS = """
+@page { size: A4; margin: 16mm 14mm; }
+@media print {
+  .bd-header, .bd-sidebar-primary, .bd-sidebar-secondary, .bd-header-article, .bd-footer,
+  .bd-footer-article, .prev-next-area, .header-article-items, #pst-back-to-top,
+  .search-button-field, .theme-switch-button, dialog, .skip-link,
+  #pst-skip-link { display: none !important; }
+  html, body, .bd-container, .bd-container__inner, .bd-main, .bd-content, .bd-article-container,
+  .bd-article { overflow: visible !important; height: auto !important; max-height: none !important;
+    display: block !important; position: static !important; }
+  .bd-main, .bd-content, .bd-article-container, .bd-page-width, .bd-container__inner {
+    max-width: 100% !important; width: 100% !important; }
+  main section > h1, article section > h1 { break-before: page; page-break-before: always; }
+  main section:first-of-type > h1:first-child { break-before: auto; page-break-before: auto; }
+  figure, img, .widget-subarea, tr, mjx-container { break-inside: avoid; page-break-inside: avoid; }
+  table { font-size: 85%; }
+  td, th { padding: 2px 6px !important; }
+  pre { white-space: pre-wrap !important; word-break: break-word; font-size: 80%; }
+  .widget-subarea { zoom: 0.8; }
+}
+"""
+
+
+def write_config(path: Path) -> None:
+    import yaml
+
+    config = yaml.safe_load((REPO / "_config.yml").read_text(encoding="utf-8"))
+    config.setdefault("latex", {})["use_jupyterbook_latex"] = False
+    sphinx = config.setdefault("sphinx", {})
+    sphinx.setdefault("local_extensions", {})["pdf_singlehtml"] = str(REPO / "tools")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    print(f"wrote {path}")
+
+
+# What the single-page build leaves out (Sphinx adds MathJax and myst-nb the widget
+# scripts only to pages it sees math or widgets on; the single page is the root
+# document): the same vendored scripts the HTML book loads.
+HEAD_SCRIPTS = """
+<script>window.MathJax = {"options": {"processHtmlClass": "tex2jax_process|mathjax_process|math|output_area"}}</script>
+<script defer="defer" src="_static/mathjax/tex-chtml.js"></script>
+<script src="_static/require.js"></script>
+<script src="_static/widgets-paths.js"></script>
+<script src="_static/embed-amd.js"></script>
+<script defer="defer" src="_static/mathjax-hub-shim.js"></script>
+"""
+
+
+STATE_MIME = "application/vnd.jupyter.widget-state+json"
+
+
+def print_page(singlehtml: Path) -> Path:
+    """The single page, copied to the build's root as print.html with the scripts it lacks.
+
+    The single-page builder writes the root document (book/intro.html) with links
+    relative to the build's root, so it only renders from there.
+    """
+    root = singlehtml / "index.html"
+    html = root.read_text(encoding="utf-8")
+    m = re.search(r'url=([^"\s>]+)', html) if len(html) < 500 else None
+    if m:
+        html = (singlehtml / m.group(1)).read_text(encoding="utf-8")
+    missing = [
+        line for line in HEAD_SCRIPTS.strip().splitlines()
+        if (re.search(r'src="([^"]+)"', line) is None or re.search(r'src="([^"]+)"', line).group(1) not in html)
+        and not ("window.MathJax" in line and "window.MathJax" in html)
+    ]
+    html = html.replace("</head>", "\n".join(missing) + "\n</head>", 1)
+    # The single page holds the widget views but not their state: take it from the
+    # notebooks this build executed (_build/jupyter_execute), as the HTML pages do.
+    if STATE_MIME not in html:
+        state: dict = {}
+        for nb in sorted((singlehtml.parent / "jupyter_execute").rglob("*.ipynb")):
+            meta = json.loads(nb.read_text(encoding="utf-8"))["metadata"].get("widgets", {})
+            state.update(meta.get(STATE_MIME, {}).get("state", {}))
+        blob = json.dumps({"version_major": 2, "version_minor": 0, "state": state}).replace("</", "<\\/")
+        html = html.replace("</body>", f'<script type="{STATE_MIME}">{blob}</script>\n</body>', 1)
+    out = singlehtml / "print.html"
+    out.write_text(html, encoding="utf-8")
+    return out
+
+
+def main() -> int:
+    if len(sys.argv) == 3 and sys.argv[1] == "--config":
+        write_config(Path(sys.argv[2]))
+        return 0
+    if len(sys.argv) != 3:
+        print(__doc__.split("\n\n")[1], file=sys.stderr)
+        return 2
+    page_path, out = Path(sys.argv[1]).resolve(), Path(sys.argv[2]).resolve()
+    if page_path.is_file():
+        page_path = print_page(page_path.parent)
+    if not page_path.is_file():
+        print(f"no single-page build at {page_path}: run `make pdf`", file=sys.stderr)
+        return 1
+    import browsing
+
+    start = time.perf_counter()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with browsing.serve(page_path.parent) as base, browsing.chromium() as browser:
+        context = browsing.new_context(browser)
+        page, visit = browsing.open_page(context, base, page_path.name, "desktop")
+        # Lazy pictures below the fold load before printing.
+        page.evaluate("() => document.querySelectorAll('img[loading=lazy]').forEach(i => i.loading = 'eager')")
+        page.wait_for_function("() => [...document.images].every(i => i.complete)", timeout=30_000)
+        page.add_style_tag(content=PRINT_CSS)
+        page.emulate_media(media="print")
+        page.wait_for_timeout(300)
+        page.pdf(path=str(out), format="A4", print_background=True, prefer_css_page_size=True)
+        context.close()
+    if visit.offsite:
+        print(f"warning: {len(visit.offsite)} requests to the internet were blocked", file=sys.stderr)
+    if visit.render:
+        print(f"warning: {visit.render}", file=sys.stderr)
+    print(f"{out} ({out.stat().st_size / 1e6:.1f} MB, {time.perf_counter() - start:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
