@@ -41,8 +41,6 @@ def test_binder_installs_the_book_environment():
     assert (REPO / "binder" / "runtime.txt").read_text().strip() == "python-3.11"
 
 
-@pytest.mark.xfail(reason="notebooks belong to the chapter authors: the lead runs "
-                          "`python tools/colab_cell.py` and `make refresh` after merging", strict=False)
 def test_chapters_start_with_the_colab_install_cell():
     result = subprocess.run([sys.executable, str(REPO / "tools" / "colab_cell.py"), "--check"],
                             capture_output=True, text=True)
