@@ -1,14 +1,14 @@
 """Every page of the table of contents, read in Debian's Chromium at a laptop's
 1366x900 and a phone's 390x844 (see browsing.py for how a page is visited).
 
-Checks marked xfail guard defects that issue 8 (the reader review) fixes:
-they fail on a site that still has the defect and pass once it is fixed.
-Remove each mark when its fix is merged (strict=False lets them pass now).
+Each check guards a defect the reader review (issue 8) found and fixed: it
+failed on the site that had the defect (inert drawers below 960 px, 0-px
+controls at phone width, dead controls on static pages, 1-px table padding,
+unnamed sliders and pictures, the doubled THEBE_JS_URL declaration).
 """
 
 from __future__ import annotations
 
-import re
 
 import pytest
 
@@ -19,15 +19,9 @@ WIDGET_PAGES = [p for p in PAGES if p.startswith("notebooks/")]
 WIDTHS = list(browsing.WIDTHS)
 
 
-def known(reason: str):
-    return pytest.mark.xfail(reason=f"issue 8: {reason}", strict=False)
-
-
-def per_width(marks: dict[str, object]):
-    """Parametrize over widths, with a known-defect mark on some of them."""
-    return pytest.mark.parametrize(
-        "width", [pytest.param(w, marks=marks[w]) if w in marks else w for w in WIDTHS]
-    )
+def per_width():
+    """Parametrize over the laptop and phone widths."""
+    return pytest.mark.parametrize("width", WIDTHS)
 
 
 def pages(known_pages: dict[str, object] | None = None, only=None):
@@ -36,14 +30,6 @@ def pages(known_pages: dict[str, object] | None = None, only=None):
     return pytest.mark.parametrize(
         "page", [pytest.param(p, marks=known_pages[p]) if p in known_pages else p for p in chosen]
     )
-
-
-# Console messages with a known cause (issue 8), checked separately below.
-THEBE = re.compile(r"Identifier 'THEBE_JS_URL' has already been declared")
-THEME_MODE = re.compile(r"Got invalid theme mode")
-# pydata-sphinx-theme 0.17 (unpinned under sphinx-book-theme 1.3) asks for /basic.css.
-THEME_404 = re.compile(r"/basic\.css \(HTTP 404\)")
-KNOWN_CONSOLE = (THEBE, THEME_MODE, re.compile(r"Failed to load resource: .*404"))
 
 
 def describe(items, n=8) -> str:
@@ -55,22 +41,11 @@ def describe(items, n=8) -> str:
 @pages()
 def test_loads_with_no_console_error(site, page):
     v = site(page)["desktop"]
-    errors = [e for e in v.console if not any(k.search(e) for k in KNOWN_CONSOLE)]
-    failed = [f for f in v.failed if not THEME_404.search(f)]
+    # Any message fails: issue 8 found the doubled "Identifier 'THEBE_JS_URL' has already been
+    # declared" and the theme's "Got invalid theme mode" on first visit in every console.
     assert not v.render, f"{page}: {v.render}"
-    assert not failed, f"{page}: local requests failed:{describe(failed)}"
-    # (A 404 also logs "Failed to load resource"; the failed requests above name it.)
-    assert not errors, f"{page}: console errors:{describe(errors)}"
-
-
-@known("every page logs the duplicate THEBE_JS_URL declaration, an empty theme mode and "
-       "a 404 for the unpinned theme's basic.css")
-@pages()
-def test_theme_and_thebe_log_nothing(site, page):
-    v = site(page)["desktop"]
-    errors = [e for e in v.console if any(k.search(e) for k in KNOWN_CONSOLE)]
-    errors += [f for f in v.failed if THEME_404.search(f)]
-    assert not errors, f"{page}: console errors:{describe(errors)}"
+    assert not v.failed, f"{page}: local requests failed:{describe(v.failed)}"
+    assert not v.console, f"{page}: console errors:{describe(v.console)}"
 
 
 @pages()
@@ -79,7 +54,7 @@ def test_no_request_leaves_localhost(site, page):
     assert not v.offsite, f"{page}: requests to the internet (blocked):{describe(v.offsite)}"
 
 
-@per_width({"phone": known("explorer controls collapse to 0 px at 390 px")})
+@per_width()
 @pages(only=WIDGET_PAGES)
 def test_explorers_show_picture_and_controls(site, page, width):
     v = site(page)[width]
@@ -100,7 +75,7 @@ def test_chapters_have_explorers(site):
     assert all(found.values()), f"a chapter shows no explorer: {found}"
 
 
-@per_width({"phone": known("navigation and page-contents buttons are inert below 960 px")})
+@per_width()
 @pages()
 def test_navigation_and_contents_drawers_open(site, page, width):
     d = site(page)[width].drawers
@@ -142,7 +117,7 @@ def test_no_raw_markup_in_text(site, page):
 MIN_PADDING_PX = 4  # per side, horizontally: "0.00034,624" is what 1 px gives
 
 
-@pages({p: known("tables with 1 px cell padding") for p in WIDGET_PAGES})
+@pages()
 def test_tables_have_readable_padding(site, page):
     tables = site(page)["desktop"].dom["tables"]
     tight = [
@@ -153,7 +128,6 @@ def test_tables_have_readable_padding(site, page):
     assert not tight, f"{page}: tables with under {MIN_PADDING_PX} px padding:{describe(tight)}"
 
 
-@known("static explorers offer dead controls and do not say how to make them live")
 @pages(only=WIDGET_PAGES)
 def test_static_explorers_say_how_to_go_live(site, page):
     bad = []
@@ -169,12 +143,10 @@ def test_static_explorers_say_how_to_go_live(site, page):
 BLOCKING = ("critical", "serious")
 
 
-AXE_KNOWN = {p: known("widget pictures without alt text, sliders without accessible names")
-             for p in WIDGET_PAGES}
 # Not an issue-8 item: docutils writes the bibliography as <div role="list"> whose
 # children are role="doc-biblioentry", which axe's aria-required-children rejects.
-AXE_KNOWN["book/references.html"] = pytest.mark.xfail(
-    reason="docutils' citation list: role=list without listitem children", strict=False)
+AXE_KNOWN = {"book/references.html": pytest.mark.xfail(
+    reason="docutils' citation list: role=list without listitem children", strict=False)}
 
 
 @pages(AXE_KNOWN)
