@@ -2,6 +2,7 @@
 #   make book     build the HTML book into _build/html (executes every notebook)
 #   make test     unit tests, strict nbval on every notebook, and a warning-free book build
 #   make refresh  re-execute every committed notebook in place, top to bottom, in a fresh kernel
+#   make mutants  mutation testing of the model modules (mutmut; slow, not part of make test)
 #   make lab      open the chapters and exercises in JupyterLab (a separate environment, .venv-lab)
 # Only Python 3.11 and make are needed; everything else is installed into .venv.
 
@@ -12,10 +13,10 @@ STAMP  := $(VENV)/.installed-stamp
 export PATH := $(BIN):$(PATH)
 export PYTHONHASHSEED := 0
 
-.PHONY: book test unit nbval build-check refresh lab bench clean help
+.PHONY: book test unit nbval build-check refresh lab bench mutants clean help
 
 help:
-	@sed -n '2,7p' Makefile
+	@sed -n '2,8p' Makefile
 
 $(STAMP): requirements.txt pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -46,6 +47,13 @@ refresh: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python tools/bench_widgets.py
+
+# Mutation testing: every top-level model module and compositions/, each against the tests that
+# cover it, in a scratch copy under _build/mutants (see tools/mutants/REPORT.md). CPU-heavy:
+# `make mutants MODULES="scaling placement"` runs some modules only; JOBS sets mutmut's workers.
+MODULES ?=
+mutants: $(STAMP)
+	nice $(BIN)/python tools/mutants/run.py --jobs $(JOBS) $(MODULES)
 
 LAB_STAMP := .venv-lab/.installed-stamp
 $(LAB_STAMP): requirements.txt pyproject.toml
