@@ -53,3 +53,34 @@ def test_every_chapter2_error_names_its_argument(function, valid):
         with pytest.raises(ValueError) as err:
             function(**{**valid, name: BAD})
         assert str(err.value).startswith(f"{name} must"), (name, str(err.value))
+
+
+# -- survivors of the first mutation run (tools/mutants/REPORT.md) ----------------------------
+
+def test_root_cause_checks_keep_each_row_as_printed():
+    from clustermath import LLAMA3_405B, root_cause_checks
+    rows = root_cause_checks()
+    assert [(r.component, r.category, r.count, r.published_pct) for r in rows] == \
+        [(rc.component, rc.category, rc.count, rc.published_pct) for rc in LLAMA3_405B.root_causes]
+
+
+def test_checkpoint_plan_uses_the_mtbf_it_is_given():
+    plan = checkpoint_plan(save_s=60, gpus=1_000, gpu_mtbf_h=10_000)
+    assert plan.mtbf_s == 3600 * 10_000 / 1_000
+    assert plan.young_interval_s == young_interval(60, 36_000)
+
+
+@pytest.mark.parametrize("name", ["persist_s", "mtbf_s"])
+def test_async_checkpoint_rejects_zero(name):
+    valid = dict(persist_s=300.0, copy_s=60.0, mtbf_s=1e4)
+    with pytest.raises(ValueError, match=rf"^{name} must be a number in \(0, "):
+        async_checkpoint(**{**valid, name: 0.0})
+
+
+def test_async_checkpoint_intervals_and_the_flush_at_equality():
+    a = async_checkpoint(persist_s=300, copy_s=60, mtbf_s=1e4)
+    assert a.sync_interval_s == young_interval(300, 1e4)
+    assert a.async_interval_s == young_interval(60, 1e4)
+    # the flush of 2 s exactly fills the asynchronous interval √(2 × 1 × 2) = 2 s: it fits
+    assert async_checkpoint(persist_s=2.0, copy_s=1.0, mtbf_s=2.0).flush_fits
+    assert not async_checkpoint(persist_s=2.0000001, copy_s=1.0, mtbf_s=2.0).flush_fits

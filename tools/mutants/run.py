@@ -57,6 +57,7 @@ MODULES: dict[str, list[str]] = {
                                  "compositions/worked_tables.py")},
 }
 
+KILLED = ("killed", "timeout", "caught by type check")
 STATUS = {0: "survived", 1: "killed", 3: "killed", -24: "timeout", 24: "timeout",
           152: "timeout", 255: "timeout", 33: "no tests", 34: "skipped", 35: "suspicious",
           36: "timeout", 37: "caught by type check", -11: "segfault", -9: "timeout"}
@@ -133,13 +134,29 @@ def mutmut(work: Path, *args: str, check: bool = True) -> subprocess.CompletedPr
                           capture_output=True, check=check)
 
 
-def results(work: Path, module: str) -> dict[str, str]:
+def _results(work: Path, module: str) -> dict[str, str]:
     meta = work / "mutants" / "src" / "clustermath" / f"{module}.meta"
     if not meta.exists():
         return {}
     codes = json.loads(meta.read_text())["exit_code_by_key"]
     return {name: STATUS.get(code, f"exit {code}") if code is not None else "not run"
             for name, code in codes.items()}
+
+
+def results(work: Path, module: str) -> dict[str, str]:
+    """Each mutant's status; a survivor that a later ``--retest`` run killed counts as killed.
+
+    Tests are only ever added, so a mutant killed by an earlier run stays killed.
+    """
+    res = _results(work, module)
+    for name, status in _results(retest_dir(work), module).items():
+        if name in res and status != "not run" and res[name] not in KILLED:
+            res[name] = status
+    return res
+
+
+def retest_dir(work: Path) -> Path:
+    return work.with_name(work.name + "+retest")
 
 
 def equivalents() -> set[str]:
@@ -152,9 +169,8 @@ def equivalents() -> set[str]:
 
 def score_module(work: Path, module: str, equivalent: set[str], seconds: float):
     res = results(work, module)
-    killed = sum(s in ("killed", "timeout", "caught by type check") for s in res.values())
-    alive = sorted(n for n, s in res.items()
-                   if s not in ("killed", "timeout", "caught by type check"))
+    killed = sum(s in KILLED for s in res.values())
+    alive = sorted(n for n, s in res.items() if s not in KILLED)
     equiv = [n for n in alive if n in equivalent]
     score = (killed + len(equiv)) / len(res) if res else 0.0
     print(f"{module:32} {len(res):5} mutants  {killed:5} killed  {len(equiv):3} equivalent  "
@@ -170,6 +186,8 @@ def main() -> int:
     parser.add_argument("--work", default=str(ROOT / "_build" / "mutants"))
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--show", metavar="MUTANT", help="print one mutant's diff")
+    parser.add_argument("--retest", action="store_true",
+                        help="rerun only the open survivors of an earlier run, with the current tests")
     parser.add_argument("--report", action="store_true",
                         help="only score the results already in --work (no mutmut run)")
     args = parser.parse_args()
@@ -202,7 +220,20 @@ def main() -> int:
         gwork = work / "-".join(Path(m).stem for m in group)[:80]
         gwork.mkdir(parents=True, exist_ok=True)
         timing = gwork / "seconds.txt"
-        if not args.report:
+        if args.retest:
+            open_ = [n for m in group for n, st in results(gwork, m).items()
+                     if st not in KILLED and n not in equivalent]
+            if open_:
+                rwork = retest_dir(gwork)
+                rwork.mkdir(exist_ok=True)
+                prepare(rwork, group)
+                shutil.rmtree(rwork / "mutants", ignore_errors=True)
+                t0 = time.monotonic()
+                run = mutmut(rwork, "run", "--max-children", str(args.jobs), *open_, check=False)
+                (rwork / "seconds.txt").write_text(f"{time.monotonic() - t0:.0f}\n")
+                if run.returncode != 0:
+                    print(run.stdout[-3000:], run.stderr[-3000:], sep="\n")
+        elif not args.report:
             prepare(gwork, group)
             shutil.rmtree(gwork / "mutants", ignore_errors=True)
             t0 = time.monotonic()
@@ -210,7 +241,8 @@ def main() -> int:
             timing.write_text(f"{time.monotonic() - t0:.0f}\n")
             if run.returncode != 0:
                 print(run.stdout[-3000:], run.stderr[-3000:], sep="\n")
-        seconds = float(timing.read_text()) if timing.exists() else float("nan")
+        seconds = sum(float(t.read_text()) for t in (timing, retest_dir(gwork) / "seconds.txt")
+                      if t.exists()) if timing.exists() else float("nan")
         print(f"[{', '.join(group)}: {seconds:.0f} s]", flush=True)
         for module in group:
             row, surv, ok = score_module(gwork, module, equivalent, seconds / len(group))
