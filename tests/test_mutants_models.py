@@ -45,3 +45,42 @@ def test_exact_helpers_name_their_arguments(function, arguments):
             function(**kwargs)
         assert str(err.value).startswith(f"{name} must"), (name, str(err.value))
     assert list(inspect.signature(function).parameters) == list(arguments)
+
+
+# -- every port's range, at both ends and just outside ---------------------------------------
+
+RANGES = {("pipeline_bubble", "stages"): (1, 65535), ("cluster_economics", "efficiency_pct"): (0, 100),
+          ("straggler_step", "slowest_ms"): (1, 65535)}  # the slowest rank is never faster than mean_ms = 1
+
+
+def _ports(model):
+    spec = spec_of(model)
+    flags = {"recompute"} | {n for n in spec.inputs if model.__name__ == "training_cluster_model"}
+    return [n for n in spec.inputs if n not in flags]
+
+
+@pytest.mark.parametrize("model", MODELS, ids=lambda m: m.__name__)
+def test_every_port_accepts_its_ends_and_rejects_one_past(model):
+    """Each 16-bit port takes low and high and refuses low-1 and high+1 (kills mutated bounds)."""
+    for name in _ports(model):
+        low, high = RANGES.get((model.__name__, name), (0, 65535))
+        base = {**_valid(model), "slowest_ms": 65535} if model.__name__ == "straggler_step" else _valid(model)
+        base = {k: v for k, v in base.items() if k in spec_of(model).inputs}
+        for ok in (low, high):
+            model(**{**base, name: ok})
+        for bad in (low - 1, high + 1):
+            with pytest.raises(ValueError) as err:
+                model(**{**base, name: bad})
+            assert str(err.value).startswith(f"{name} must"), (name, bad, str(err.value))
+
+
+@pytest.mark.parametrize("model", MODELS, ids=lambda m: m.__name__)
+def test_every_flag_takes_true_false_one_and_zero_only(model):
+    spec = spec_of(model)
+    flags = [spec.broken_flag] + [n for n in spec.inputs if n not in _ports(model)]
+    for name in flags:
+        for ok in (True, False, 1, 0):
+            model(**{**_valid(model), name: ok})
+        for bad in (2, -1, 1.0):
+            with pytest.raises(ValueError, match=f"^{name} must be True or False"):
+                model(**{**_valid(model), name: bad})

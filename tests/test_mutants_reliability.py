@@ -84,3 +84,76 @@ def test_async_checkpoint_intervals_and_the_flush_at_equality():
     # the flush of 2 s exactly fills the asynchronous interval √(2 × 1 × 2) = 2 s: it fits
     assert async_checkpoint(persist_s=2.0, copy_s=1.0, mtbf_s=2.0).flush_fits
     assert not async_checkpoint(persist_s=2.0000001, copy_s=1.0, mtbf_s=2.0).flush_fits
+
+
+# -- every argument's range, at its ends ------------------------------------------------------
+
+VALID_BY_NAME = {f.__name__: v for f, v in VALID}
+FUNCTIONS = {f.__name__: f for f, _ in VALID}
+# (function, argument, its least value, whether that value itself is excluded)
+LOW_ENDS = [
+    ("gpu_failure_rate", "interruptions", 0, False), ("gpu_failure_rate", "gpus", 1, False),
+    ("gpu_failure_rate", "days", 0.0, True),
+    ("job_mtbf_s", "rate_per_gpu_h", 0.0, False), ("job_mtbf_s", "gpus", 0, False),
+    ("first_order_lost", "interval_s", 0.0, True), ("first_order_lost", "save_s", 0.0, False),
+    ("first_order_lost", "mtbf_s", 0.0, True),
+    *[(f, "save_s", 0.0, False) for f in ("young_interval", "young_lost", "daly_interval", "daly_exact_interval")],
+    *[(f, "mtbf_s", 0.0, True) for f in ("young_interval", "young_lost", "daly_interval", "daly_exact_interval")],
+    *[(f, a, 0.0, o) for f in ("daly_wall_ratio", "daly_lost")
+      for a, o in (("interval_s", True), ("save_s", False), ("mtbf_s", True), ("restart_s", False))],
+    ("interruption_row", "gpus", 0, False), ("interruption_row", "save_s", 0.0, False),
+    ("interruption_row", "gpu_mtbf_h", 0.0, True),
+    ("checkpoint_plan", "gpus", 0, False), ("checkpoint_plan", "save_s", 0.0, False),
+    ("checkpoint_plan", "gpu_mtbf_h", 0.0, True),
+    ("async_checkpoint", "persist_s", 0.0, True), ("async_checkpoint", "copy_s", 0.0, True),
+    ("async_checkpoint", "mtbf_s", 0.0, True),
+    ("straggler_tax", "speed", 0.0, True), ("straggler_tax", "gpus", 1, False),
+    ("eject_or_keep", "gpus", 1, False), ("eject_or_keep", "speed", 0.0, True),
+    ("eject_or_keep", "diagnose_h", 0.0, False), ("eject_or_keep", "eject_min", 0.0, False),
+    ("goodput_budget", "gpus", 1, False), ("goodput_budget", "gpu_mtbf_h", 0.0, True),
+    ("goodput_budget", "save_s", 0.0, True), ("goodput_budget", "restart_s", 0.0, False),
+    ("goodput_budget", "interval_x", 0.0, True), ("goodput_budget", "straggler_speed", 0.0, True),
+    *[("blast_radius", a, 1, False) for a in ("job_gpus", "domain_gpus", "failed_gpus", "replica_gpus")],
+]
+
+
+@pytest.mark.parametrize("function, name, low, excluded", LOW_ENDS, ids=[f"{f}-{a}" for f, a, _, _ in LOW_ENDS])
+def test_every_argument_at_its_least_value(function, name, low, excluded):
+    """The least value is accepted or refused as documented; anything below is refused."""
+    call, valid = FUNCTIONS[function], VALID_BY_NAME[function]
+    below = low - 1 if isinstance(low, int) else -1e-9
+    for bad in ([low, below] if excluded else [below]):
+        with pytest.raises(ValueError) as err:
+            call(**{**valid, name: bad})
+        assert str(err.value).startswith(f"{name} must"), (name, bad, str(err.value))
+    if not excluded:
+        call(**{**valid, name: low})
+
+
+WHOLE = [(f, a) for f, a, low, _ in LOW_ENDS if isinstance(low, int)]
+
+
+@pytest.mark.parametrize("function, name", WHOLE, ids=[f"{f}-{a}" for f, a in WHOLE])
+def test_whole_numbers_may_come_as_floats(function, name):
+    """Counts accept a float holding a whole number (a slider's 4096.0) and refuse a fraction."""
+    call, valid = FUNCTIONS[function], VALID_BY_NAME[function]
+    assert call(**{**valid, name: 1.0}) == call(**{**valid, name: 1})
+    with pytest.raises(ValueError, match=f"^{name} must be a whole number"):
+        call(**{**valid, name: 1.5})
+
+
+@pytest.mark.parametrize("function, name", [("straggler_tax", "speed"), ("eject_or_keep", "speed"),
+                                            ("goodput_budget", "straggler_speed")])
+def test_a_speed_is_at_most_one(function, name):
+    call, valid = FUNCTIONS[function], VALID_BY_NAME[function]
+    call(**{**valid, name: 1.0})
+    with pytest.raises(ValueError, match=rf"^{name} must be a number in \(0, 1\]"):
+        call(**{**valid, name: 1.0 + 1e-9})
+
+
+def test_checkpoint_plan_prices_young_in_daly_for_a_short_save():
+    plan = checkpoint_plan(save_s=0.5, gpus=16_384, gpu_mtbf_h=50_000)
+    m = 3600 * 50_000 / 16_384
+    assert plan.young_in_daly_pct == pytest.approx(100.0 * daly_lost(young_interval(0.5, m), 0.5, m), rel=1e-12)
+    assert plan.young_in_daly_pct > 0.0
+    assert checkpoint_plan(save_s=0.0, gpus=16_384, gpu_mtbf_h=50_000).young_in_daly_pct == 0.0
