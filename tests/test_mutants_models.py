@@ -84,3 +84,17 @@ def test_every_flag_takes_true_false_one_and_zero_only(model):
         for bad in (2, -1, 1.0):
             with pytest.raises(ValueError, match=f"^{name} must be True or False"):
                 model(**{**_valid(model), name: bad})
+
+
+@pytest.mark.parametrize("model", MODELS, ids=lambda m: m.__name__)
+def test_the_correct_build_is_the_default(model):
+    """Leaving out the broken-build flag gives the correct build (kills a mutated default)."""
+    spec = spec_of(model)
+    inputs = {k: (8 if k in _ports(model) else v) for k, v in _valid(model).items()}
+    if model.__name__ == "straggler_step":
+        inputs["slowest_ms"] = 16
+    if model.__name__ == "training_cluster_model":
+        inputs = {k: k == "nodes_added" for k in inputs}
+    assert model(**inputs) == model(**inputs, **{spec.broken_flag: False})
+    assert model(**inputs) != model(**inputs, **{spec.broken_flag: True}), "pick inputs where the builds differ"
+    assert inspect.signature(model).parameters[spec.broken_flag].default is False
