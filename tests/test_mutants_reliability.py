@@ -1,6 +1,8 @@
 """Tests added to kill the mutants that chapter 2's tests let live (see tools/mutants/REPORT.md)."""
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from clustermath import (
@@ -157,3 +159,25 @@ def test_checkpoint_plan_prices_young_in_daly_for_a_short_save():
     assert plan.young_in_daly_pct == pytest.approx(100.0 * daly_lost(young_interval(0.5, m), 0.5, m), rel=1e-12)
     assert plan.young_in_daly_pct > 0.0
     assert checkpoint_plan(save_s=0.0, gpus=16_384, gpu_mtbf_h=50_000).young_in_daly_pct == 0.0
+
+
+def test_the_record_counts_gpu_hours():
+    from clustermath import LLAMA3_405B
+    assert LLAMA3_405B.hours == 54 * 24
+    assert LLAMA3_405B.gpu_hours == 16_384 * 54 * 24
+    assert LLAMA3_405B.mtbf_h == pytest.approx(54 * 24 / 419)
+
+
+def _newton_interval(delta, m):
+    """Daly's exact optimum by Newton's method on u + ln(1 - u) + δ/M = 0 (an independent solver)."""
+    eps, u = delta / m, math.sqrt(2 * delta / m)
+    for _ in range(60):
+        u -= (u + math.log1p(-u) + eps) / (1 - 1 / (1 - u))
+    return m * u
+
+
+@pytest.mark.parametrize("delta, m, rel", [(60, 11_100, 1e-12), (60, 1_820, 1e-12), (1, 1e9, 1e-10),
+                                           (0.001, 1e9, 1e-9)])
+def test_daly_exact_interval_to_full_precision(delta, m, rel):
+    """Bisection to the last bit, even where δ/M is 1e-12 (kills a loose stopping rule)."""
+    assert daly_exact_interval(delta, m) == pytest.approx(_newton_interval(delta, m), rel=rel)
