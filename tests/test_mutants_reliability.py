@@ -181,3 +181,12 @@ def _newton_interval(delta, m):
 def test_daly_exact_interval_to_full_precision(delta, m, rel):
     """Bisection to the last bit, even where δ/M is 1e-12 (kills a loose stopping rule)."""
     assert daly_exact_interval(delta, m) == pytest.approx(_newton_interval(delta, m), rel=rel)
+
+
+def test_interruption_row_defaults_to_source_003s_save():
+    assert interruption_row(1_024) == interruption_row(1_024, 60.0)
+
+
+def test_blast_radius_reports_the_failed_unit():
+    r = blast_radius(job_gpus=16_384, domain_gpus=72, failed_gpus=4, replica_gpus=128)
+    assert (r.failed_gpus, r.domain_gpus, r.healthy_idled_gpus) == (4, 72, 68)
