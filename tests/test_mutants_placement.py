@@ -32,3 +32,52 @@ def test_step_traffic_rejects_a_scatter_gather_that_is_not_a_flag():
     with pytest.raises(ValueError, match="^scatter_gather must"):
         step_traffic(tp=1, pp=1, dp=1, layers=1, hidden=1, tokens_per_step=1, microbatch_tokens=1,
                      params=1.0, scatter_gather=BAD)
+
+
+# -- every size at the ends of its range ------------------------------------------------------
+
+from clustermath.placement import MAX_GPUS, network_traffic  # noqa: E402
+
+VALID_BY_NAME = {f.__name__: v for f, v in VALID}
+FUNCTIONS = {f.__name__: f for f, _ in VALID}
+ENDS = [
+    *[("placement", a, 1, MAX_GPUS) for a in ("tp", "pp", "dp", "domain_size")],
+    *[("hops_crossing_formula", a, 1, MAX_GPUS) for a in ("pp", "dp", "groups_per_domain")],
+    *[("step_traffic", a, 1, MAX_GPUS) for a in ("tp", "pp", "dp")],
+    ("step_traffic", "layers", 1, 1 << 20), ("step_traffic", "hidden", 1, 1 << 24),
+    ("step_traffic", "tokens_per_step", 1, 1 << 40), ("step_traffic", "microbatch_tokens", 1, 1 << 40),
+    ("step_traffic", "act_bytes", 1, 8), ("step_traffic", "grad_bytes", 1, 8),
+]
+
+
+def _at(function, name, value):
+    kwargs = {**VALID_BY_NAME[function], name: value}
+    if function == "placement" and name == "tp":
+        kwargs["domain_size"] = max(value, 1)  # a tensor-parallel group fits in its domain
+    if function == "step_traffic" and name in ("dp", "microbatch_tokens"):
+        kwargs["tokens_per_step"] = min(max(value, 1), 1 << 40)  # tokens split into whole microbatches
+    return FUNCTIONS[function](**kwargs)
+
+
+@pytest.mark.parametrize("function, name, low, high", ENDS, ids=[f"{f}-{a}" for f, a, _, _ in ENDS])
+def test_every_size_at_its_ends_and_one_past(function, name, low, high):
+    _at(function, name, low)
+    _at(function, name, high)
+    for bad in (low - 1, high + 1):
+        with pytest.raises(ValueError) as err:
+            _at(function, name, bad)
+        assert str(err.value).startswith(f"{name} must"), (name, bad, str(err.value))
+
+
+def test_network_and_nvlink_bytes_add_up_and_jobs_must_match():
+    where = placement(8, 16, 4, 72)
+    traffic = step_traffic(tp=8, pp=16, dp=4, layers=126, hidden=16_384, tokens_per_step=4 * 16 * 4096,
+                           microbatch_tokens=4096, params=405e9)
+    net = network_traffic(where, traffic)
+    total = traffic.tp_bytes + traffic.pp_bytes + traffic.dp_bytes
+    assert net.network_bytes + net.nvlink_bytes == pytest.approx(total, rel=1e-12)
+    assert net.tp_network_bytes == 0.0  # whole groups never straddle a domain
+    assert net.pp_network_bytes == where.pp_links_crossing * traffic.pp_bytes_per_link > 0
+    assert net.dp_network_bytes == traffic.dp_bytes > 0  # every data-parallel group spans domains
+    with pytest.raises(ValueError, match="^traffic and placement must describe the same job"):
+        network_traffic(placement(8, 16, 2, 72), traffic)
