@@ -41,10 +41,11 @@ GOAL = 0.95
 CH1 = ["test_ch1_models.py", "test_ch1_validation.py", "test_ch1_rtl_reference.py",
        "test_ch1_source_numbers.py", "test_mutants_models.py", "test_properties.py"]
 PLUMBING = ["test_ports_check_runner.py", "test_ch1_validation.py", "test_ch1_rtl_reference.py",
-            "test_ch1_models.py", "test_mutants_models.py"]
+            "test_ch1_models.py", "test_mutants_models.py", "test_reliability.py", "test_goodput.py",
+            "test_placement.py", "test_mutants_reliability.py", "test_mutants_placement.py"]
 CH2 = ["test_reliability.py", "test_goodput.py", "test_mutants_reliability.py", "test_properties.py"]
 CH3 = ["test_placement.py", "test_mutants_placement.py", "test_properties.py"]
-COMPOSITIONS = ["test_ch1_worked_tables.py", "test_ch1_source_numbers.py", "test_mutants_models.py"]
+COMPOSITIONS = ["test_ch1_worked_tables.py", "test_ch1_source_numbers.py", "test_mutants_compositions.py"]
 MODULES: dict[str, list[str]] = {
     **{m: CH1 for m in ("scaling.py", "collectives.py", "pipeline.py", "checkpoint.py", "failures.py",
                         "stragglers.py", "activations.py", "fabric.py", "economics.py")},

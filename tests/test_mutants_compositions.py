@@ -1,0 +1,157 @@
+"""Tests for chapter 1's compositions, which had none of their own (see tools/mutants/REPORT.md).
+
+``compositions/budget.py`` and ``compositions/debug_lab.py`` were reached only
+through the notebook; mutation testing found every mutant of them alive. Each
+expected value here is worked out from the models' formulas in the test.
+"""
+from __future__ import annotations
+
+import pytest
+
+from clustermath import bubble_fraction, checkpoint_cost, pipeline_bubble, straggler_step
+from clustermath.compositions import debug_lab as lab
+from clustermath.compositions.budget import BudgetTerm, peak_to_delivered
+
+
+# -- the peak-to-delivered budget ---------------------------------------------------------------
+
+def test_budget_at_the_chapters_defaults():
+    terms = peak_to_delivered()
+    assert terms == peak_to_delivered(nodes=64, node_tflops=100, compute_ms=100, comm_ms=100, stages=8,
+                                      microbatches=32, mean_ms=200, slowest_ms=260, footprint_gb=560,
+                                      tier_gbps=80, interval_s=300)
+    names = ["peak (the purchase order)", "communication", "pipeline bubble", "straggler", "checkpoint"]
+    assert [t.name for t in terms] == names
+    # 6,400 TFLOPS; 50% efficiency; bubble 7/39 = 17% so 83% useful; 200/260; 560×8/80 = 56 s of 300 = 18%
+    keeps = [1.0, 0.5, 0.83, 200 / 260, 1 - 0.18]
+    assert [t.keeps for t in terms] == pytest.approx(keeps, rel=1e-15)
+    left, expected = 6400.0, []
+    for k in keeps:
+        left *= k
+        expected.append(left)
+    assert [t.remaining_tflops for t in terms] == pytest.approx(expected, rel=1e-12)
+    assert isinstance(terms[0], BudgetTerm) and terms[0].remaining_tflops == 6400.0
+
+
+def test_budget_terms_follow_each_input():
+    t = peak_to_delivered(nodes=10, node_tflops=10, compute_ms=3, comm_ms=1, stages=2, microbatches=9,
+                          mean_ms=90, slowest_ms=100, footprint_gb=10, tier_gbps=8, interval_s=20)
+    # eff 75%; bubble 1/10 = 10%; straggler 90/100; write 10 s of 20 = 50%
+    assert [x.keeps for x in t] == pytest.approx([1.0, 0.75, 0.9, 0.9, 0.5], rel=1e-15)
+    assert t[-1].remaining_tflops == pytest.approx(100 * 0.75 * 0.9 * 0.9 * 0.5, rel=1e-12)
+
+
+def test_budget_straggler_of_an_empty_step_keeps_nothing():
+    t = peak_to_delivered(mean_ms=0, slowest_ms=0)
+    assert t[3].keeps == 0.0 and t[-1].remaining_tflops == 0.0
+
+
+def test_budget_checkpoint_at_and_over_the_whole_interval():
+    # 100 s write every 100 s: overhead exactly 100% is allowed and keeps nothing
+    at = peak_to_delivered(footprint_gb=1000, tier_gbps=80, interval_s=100)
+    assert checkpoint_cost(footprint_gb=1000, tier_gbps=80, interval_s=100).overhead_pct == 100
+    assert at[-1].keeps == 0.0
+    with pytest.raises(ValueError, match=r"^checkpoint overhead must be in 0\.\.100 %, got 101 %"):
+        peak_to_delivered(footprint_gb=1000, tier_gbps=80, interval_s=99)
+
+
+# -- the debug lab ------------------------------------------------------------------------------
+
+def test_step_split_of_the_lab():
+    s = lab.step_split()
+    assert s == lab.step_split(70, 41, 11.0)
+    assert (s.efficiency_before_pct, s.efficiency_after_pct) == (70, 41)
+    assert (s.achieved_before_tflops, s.achieved_after_tflops) == (3200 * 70 // 100, 6400 * 41 // 100)
+    ratio = 2624 / 2240
+    assert s.throughput_ratio == ratio
+    assert s.time_reduction_pct == pytest.approx((1 - 1 / ratio) * 100, rel=1e-15)
+    assert s.ratio_for_stated_reduction == pytest.approx(1 / 0.89, rel=1e-15)
+    assert s.share_for_stated_reduction_pct == pytest.approx(70 / 0.89 / 2, rel=1e-15)
+    other = lab.step_split(80, 50, 20.0)
+    assert other.throughput_ratio == 3200 / 2560
+    assert other.share_for_stated_reduction_pct == pytest.approx(80 / 0.8 / 2, rel=1e-15)
+
+
+def test_fabric_bytes_of_the_lab():
+    f = lab.fabric_bytes()
+    assert f == lab.fabric_bytes(8)
+    assert (f.moved_32_ranks_gb, f.moved_64_ranks_gb, f.moved_8_ranks_gb) == (2 * 8 * 31 // 32, 2 * 8 * 63 // 64,
+                                                                              2 * 8 * 7 // 8)
+    assert (f.exact_32_ranks_gb, f.exact_64_ranks_gb, f.exact_8_ranks_gb) == pytest.approx(
+        (16 * 31 / 32, 16 * 63 / 64, 16 * 7 / 8), rel=1e-15)
+    g = lab.fabric_bytes(100)
+    assert (g.moved_32_ranks_gb, g.exact_8_ranks_gb) == (200 * 31 // 32, pytest.approx(175.0))
+
+
+def test_cut_bandwidth_of_the_lab():
+    c = lab.cut_bandwidth()
+    assert c == lab.cut_bandwidth(64, 4)
+    assert (c.full_gbps, c.real_gbps, c.factor) == (64 * 800 // 2, 64 * 800 // 2 // 4, 4)
+    assert lab.cut_bandwidth(16, 2) == lab.CutBandwidth(6400, 3200, 2)
+
+
+def test_straggler_tax_of_the_lab():
+    t = lab.straggler_tax()
+    assert t == lab.straggler_tax(180, 244)
+    assert (t.waste_ms, t.waste_pct) == (64, 35)
+    assert t.exact_pct == pytest.approx(100 * 64 / 180, rel=1e-15)
+    assert lab.straggler_tax(200, 260) == lab.StragglerTax(60, 30, 30.0)
+
+
+def test_bubble_shift_of_the_lab():
+    b = lab.bubble_shift(32)
+    assert b == lab.bubble_shift(32, 4, 8)
+    assert (b.microbatches, b.before_pct, b.after_pct) == (32, 300 // 35, 700 // 39)
+    assert (b.exact_before_pct, b.exact_after_pct) == pytest.approx((300 / 35, 700 / 39), rel=1e-15)
+    c = lab.bubble_shift(10, 2, 3)
+    assert (c.before_pct, c.after_pct) == (100 // 11, 200 // 12)
+    assert c.exact_after_pct == pytest.approx(100 * bubble_fraction(3, 10), rel=1e-15)
+
+
+def test_microbatches_matching():
+    truncated = lab.microbatches_matching(8, 17, rounded=False)
+    assert truncated == [m for m in range(1, 4097)
+                         if (pipeline_bubble(stages=4, microbatches=m).bubble_pct,
+                             pipeline_bubble(stages=8, microbatches=m).bubble_pct) == (8, 17)]
+    assert 32 in truncated
+    assert lab.microbatches_matching(9, 17, rounded=False) == []
+    rounded = lab.microbatches_matching(9, 18, rounded=True, search_to=64)
+    assert rounded == [m for m in range(1, 65)
+                       if (round(300 / (m + 3)), round(700 / (m + 7))) == (9, 18)]
+    assert lab.microbatches_matching(8, 17, rounded=False, search_to=32) == [m for m in truncated if m <= 32]
+    assert lab.microbatches_matching(50, 50, rounded=False, before_stages=2, after_stages=2) == [1]
+
+
+def test_microbatches_to_restore():
+    m = lab.microbatches_to_restore(8)
+    assert m == lab.microbatches_to_restore(8, 8)
+    assert pipeline_bubble(stages=8, microbatches=m).bubble_pct <= 8 < \
+        pipeline_bubble(stages=8, microbatches=m - 1).bubble_pct
+    assert lab.microbatches_to_restore(100) == 0
+    assert lab.microbatches_to_restore(20, stages=4) == 12  # 300/15 = 20: exactly at the target
+
+
+def test_unit_cost_of_the_lab():
+    u = lab.unit_cost()
+    assert u == lab.unit_cost(70, 41) == lab.UnitCost(1428, 2439)
+    assert lab.unit_cost(100, 50) == lab.UnitCost(1000, 2000)
+
+
+def test_lab_summary_rows():
+    rows = lab.lab_summary()
+    assert rows == lab.lab_summary(70, 41, 32, 180, 244)
+    ratio = 2624 / 2240
+    assert rows == [
+        ("compute share of the step", "70%", "41%"),
+        ("achieved TFLOPS", "2,240", "2,624"),
+        ("throughput ratio", "1", f"{ratio:.3f}"),
+        ("training time", "100%", f"{100 / ratio:.1f}%"),
+        ("bubble at 4 then 8 stages", "8%", "17%"),
+        ("straggler tax (64 nodes)", "absorbed", "35% (35.6% exact)"),
+        ("cost per useful TFLOPS", "1,428", "2,439"),
+    ]
+    other = lab.lab_summary(80, 50, 9, 200, 260)
+    assert other[0] == ("compute share of the step", "80%", "50%")
+    assert other[4] == ("bubble at 4 then 8 stages", f"{300 // 12}%", f"{700 // 16}%")
+    assert other[5] == ("straggler tax (64 nodes)", "absorbed", "30% (30.0% exact)")
+    assert other[6] == ("cost per useful TFLOPS", "1,250", "2,000")
