@@ -155,3 +155,123 @@ def test_lab_summary_rows():
     assert other[4] == ("bubble at 4 then 8 stages", f"{300 // 12}%", f"{700 // 16}%")
     assert other[5] == ("straggler tax (64 nodes)", "absorbed", "30% (30.0% exact)")
     assert other[6] == ("cost per useful TFLOPS", "1,250", "2,000")
+
+
+# -- the worked tables: rows, frames, captions, styling, the stated checks ----------------------
+
+from types import MappingProxyType  # noqa: E402
+
+from clustermath import spec_of  # noqa: E402
+from clustermath.compositions.worked_tables import TABLES, Row, table  # noqa: E402
+
+
+def test_tables_are_keyed_by_their_models_name():
+    assert list(TABLES) == [t.model.__name__ for t in TABLES.values()] and len(TABLES) == 10
+    assert all(table(name) is t for name, t in TABLES.items())
+
+
+def test_a_row_is_frozen_and_owns_its_mappings():
+    inputs, states = {"nodes": 1}, {"x": 2}
+    row = Row(inputs, "note", states=states)
+    inputs["nodes"], states["x"] = 5, 6
+    for name in ("inputs", "states", "states_broken"):
+        assert isinstance(getattr(row, name), MappingProxyType)
+    assert dict(row.inputs) == {"nodes": 1} and dict(row.states) == {"x": 2} and dict(row.states_broken) == {}
+    with pytest.raises(TypeError):
+        row.inputs["nodes"] = 2
+
+
+@pytest.mark.parametrize("name", list(TABLES))
+def test_frame_shows_both_builds_row_by_row(name):
+    t = TABLES[name]
+    spec = spec_of(t.model)
+    frame = t.frame()
+    good, bad = t.tally().results, t.tally(broken=True).results
+    varying = [p for p in spec.inputs if any(p in r.inputs for r in t.rows)]
+    assert list(frame.columns) == (
+        [("row", "source")] + [("inputs", p) for p in varying]
+        + [("correct build", k) for k in t.shown if not k.endswith("_err")]
+        + [(t.broken_label, k) for k in t.shown] + [("row", "shows")])
+    assert list(frame.index) == list(range(1, len(t.rows) + 1)) and frame.index.name == "row"
+    for i, row in enumerate(t.rows):
+        line = frame.loc[i + 1]
+        assert line[("row", "source")] == ("stated" if row.stated else "rebuilt")
+        assert line[("row", "shows")] == row.note
+        for p in varying:
+            assert line[("inputs", p)] == t.inputs(row)[p]
+        for k in t.shown:
+            assert line[(t.broken_label, k)] == getattr(bad[i], k)
+            if not k.endswith("_err"):
+                assert line[("correct build", k)] == getattr(good[i], k)
+
+
+@pytest.mark.parametrize("name", list(TABLES))
+def test_caption_gives_the_setting_and_both_counters(name):
+    t = TABLES[name]
+    spec = spec_of(t.model)
+    good, bad = t.tally(), t.tally(broken=True)
+    assert t.caption() == (f"{t.title}: {t.setting}. Correct build: {spec.flagged} = {good[spec.flagged]} of "
+                           f"{good[spec.total]}; {t.broken_label}: {spec.flagged} = {bad[spec.flagged]}.")
+
+
+@pytest.mark.parametrize("name", list(TABLES))
+def test_styled_table_shades_equality_and_agreeing_rows(name):
+    t = TABLES[name]
+    styler = t.styled()
+    html = styler.to_html()
+    styler._compute()
+    agree = t.agrees()
+    columns = len(styler.data.columns)
+    for i, row in enumerate(t.rows):
+        colour = "#fff3cd" if row.equality else "#e3f4e1" if agree[i] else None
+        cells = [styler.ctx.get((i, j), []) for j in range(columns)]
+        if colour:
+            assert all(("background-color", colour) in c for c in cells), (i, cells[:1])
+        else:
+            assert not any(c for c in cells), (i, cells[:1])
+    assert f"worked-{name}" in html and t.caption() in html
+    assert all("_" not in b or "_<wbr>" in b for _, b in styler.data.columns)
+    for css in ("font-size: 80%", "caption-side: top", "padding: 1px 6px", "white-space: normal",
+                "min-width: 12em", "vertical-align: bottom", "font-weight: bold"):
+        assert css in html, css
+    assert f"td.col{columns - 1}" in html
+
+
+def test_styled_masks_are_six_bits_and_numbers_have_separators():
+    html = table("training_cluster_model").styled().to_html()
+    assert ">000001<" in html  # the mask in binary, six digits
+    assert ">6,400<" in table("cluster_scale").styled().to_html()
+    assert ">yes<" in table("cluster_scale").styled().to_html()
+
+
+def test_check_stated_prints_one_labelled_line_per_stated_number(capsys):
+    table("cluster_scale").check_stated()
+    assert capsys.readouterr().out.splitlines() == [
+        "✓ Five measurements: rows counted (n_measures): 5  [source: 5]",
+        "✓ Five measurements, correct build: n_poor: 3  [source: 3]",
+        "✓ Five measurements, peak FLOPs (ignore_comm): n_poor: 1  [source: 1]",
+        "✓ row 1, ideal_tflops: 6,400  [source: 6,400]",
+        "✓ row 1, efficiency_pct: 50  [source: 50]",
+        "✓ row 1, achieved_tflops: 3,200  [source: 3,200]",
+        "✓ row 4, efficiency_pct: 75  [source: 75]",
+        "✓ row 4, achieved_tflops: 4,800  [source: 4,800]",
+        "✓ row 4, scales_well: yes  [source: yes]",
+        "✓ row 5, efficiency_pct: 0  [source: 0]",
+        "✓ row 5, step_ms, peak FLOPs (ignore_comm): 0  [source: 0]",
+    ]
+    table("training_cluster_model").check_stated()
+    out = capsys.readouterr().out
+    assert "✓ row 6, fail_mask: 000001  [source: 000001]" in out
+
+
+@pytest.mark.parametrize("name", list(TABLES))
+def test_check_stated_fails_when_a_stated_total_is_wrong(name):
+    from dataclasses import replace
+
+    from clustermath import CheckFailed
+    t = TABLES[name]
+    for wrong in (replace(t, stated_flagged=t.stated_flagged + 1),
+                  replace(t, stated_flagged_broken=t.stated_flagged_broken + 1),
+                  replace(t, rows=t.rows + t.rows[:1], stated_flagged=t.stated_flagged + 100)):
+        with pytest.raises(CheckFailed):
+            wrong.check_stated()
