@@ -98,3 +98,47 @@ def test_the_correct_build_is_the_default(model):
     assert model(**inputs) == model(**inputs, **{spec.broken_flag: False})
     assert model(**inputs) != model(**inputs, **{spec.broken_flag: True}), "pick inputs where the builds differ"
     assert inspect.signature(model).parameters[spec.broken_flag].default is False
+
+
+# -- the plumbing: check, runner, ports, validate ----------------------------------------------
+
+def test_a_tolerance_is_absolute_not_relative_to_a_large_value():
+    from clustermath import CheckFailed, check
+    with pytest.raises(CheckFailed):
+        check("a big number", 1e12 + 10, 1e12, tol=1)  # math.isclose's default rel_tol would pass it
+
+
+def test_a_missing_counter_names_itself():
+    from clustermath import run
+    from clustermath import cluster_scale
+    tally = run(cluster_scale, [dict(nodes=1, node_tflops=1, compute_ms=1, comm_ms=1)])
+    with pytest.raises(AttributeError, match="^n_nothing$"):
+        tally.n_nothing
+
+
+def test_a_port_error_names_the_type_received():
+    from clustermath.validate import port16
+    with pytest.raises(ValueError, match=r"^nodes must be an integer in 0\.\.65535, got '8' \(str\)$"):
+        port16("nodes", "8")
+
+
+def test_numpy_booleans_are_flags():
+    import numpy as np
+
+    from clustermath.validate import flag
+    assert flag("f", np.True_) is True and flag("f", np.False_) is False
+
+
+@pytest.mark.parametrize("model", MODELS, ids=lambda m: m.__name__)
+def test_every_model_is_registered_with_its_whole_spec(model):
+    """The ``@counted`` registry holds every field (a mutant here runs at import, see REPORT.md)."""
+    from dataclasses import fields
+    spec = spec_of(model)
+    assert spec.name == model.__name__
+    assert all(getattr(spec, f.name) is not None for f in fields(spec))
+    assert spec.section.isdigit() and spec.total.startswith("n_") and spec.flagged.startswith("n_")
+    assert spec.broken_flag in inspect.signature(model).parameters
+    assert set(spec.inputs) <= set(inspect.signature(model).parameters)
+    result = model(**{**_valid(model), **({"slowest_ms": 1} if model.__name__ == "straggler_step" else {})})
+    assert spec.outputs == tuple(f.name for f in fields(result))
+    assert spec.counts(result) in (True, False)
