@@ -275,3 +275,35 @@ def test_check_stated_fails_when_a_stated_total_is_wrong(name):
                   replace(t, rows=t.rows + t.rows[:1], stated_flagged=t.stated_flagged + 100)):
         with pytest.raises(CheckFailed):
             wrong.check_stated()
+
+
+# -- defaults a reader sees, and integer arithmetic that truncation hides ------------------------
+
+@pytest.mark.parametrize("function, defaults", [
+    (peak_to_delivered, dict(nodes=64, node_tflops=100, compute_ms=100, comm_ms=100, stages=8, microbatches=32,
+                             mean_ms=200, slowest_ms=260, footprint_gb=560, tier_gbps=80, interval_s=300)),
+    (lab.step_split, dict(before_pct=70, after_pct=41, stated_reduction_pct=11.0)),
+    (lab.fabric_bytes, dict(gradient_gb=8)),
+    (lab.cut_bandwidth, dict(nodes=64, oversub_x=4)),
+    (lab.straggler_tax, dict(mean_ms=180, slowest_ms=244)),
+    (lab.bubble_shift, dict(before_stages=4, after_stages=8)),
+    (lab.microbatches_matching, dict(search_to=4096, before_stages=4, after_stages=8)),
+    (lab.microbatches_to_restore, dict(stages=8)),
+    (lab.unit_cost, dict(before_pct=70, after_pct=41)),
+    (lab.lab_summary, dict(share_32_pct=70, share_64_pct=41, microbatches=32, mean_ms=180, slowest_ms=244)),
+], ids=lambda x: getattr(x, "__name__", ""))
+def test_defaults_are_the_sources_setting(function, defaults):
+    """The defaults are the source's stated inputs (truncation would hide a default that is off by one)."""
+    import inspect
+    params = inspect.signature(function).parameters
+    assert {k: params[k].default for k in defaults} == defaults
+
+
+def test_fabric_bytes_counts_32_64_and_8_ranks():
+    f = lab.fabric_bytes(1000)
+    assert (f.moved_32_ranks_gb, f.moved_64_ranks_gb, f.moved_8_ranks_gb) == (1937, 1968, 1750)
+
+
+def test_cut_bandwidth_factor_is_a_whole_number():
+    c = lab.cut_bandwidth(64, 3)
+    assert (c.full_gbps, c.real_gbps, c.factor) == (25_600, 8_533, 3) and isinstance(c.factor, int)

@@ -81,3 +81,40 @@ def test_network_and_nvlink_bytes_add_up_and_jobs_must_match():
     assert net.dp_network_bytes == traffic.dp_bytes > 0  # every data-parallel group spans domains
     with pytest.raises(ValueError, match="^traffic and placement must describe the same job"):
         network_traffic(placement(8, 16, 2, 72), traffic)
+
+
+def test_group_layout_domains_are_whole_numbers():
+    layout = tp_group_layout(4, 3, 2, 12)  # three groups a domain
+    assert layout.domain.tolist() == [g // 3 for g in range(6)] and layout.domain.dtype.kind == "i"
+    assert layout.slot.tolist() == [g % 3 for g in range(6)]
+    assert layout.replica.tolist() == [g // 3 for g in range(6)] and layout.stage.tolist() == [0, 1, 2] * 2
+
+
+def test_step_traffic_totals_and_counts():
+    t = step_traffic(tp=2, pp=4, dp=3, layers=8, hidden=10, tokens_per_step=3 * 5 * 7, microbatch_tokens=7,
+                     params=1200.0, act_bytes=2, grad_bytes=2)
+    assert t.microbatches == 5 and t.gpus == 24
+    assert t.pp_sends_per_gpu == 2 * 5 * 3 / 4
+    assert t.dp_collectives_per_gpu == 1
+    assert t.tp_bytes == t.tp_bytes_per_gpu * 24 and t.dp_bytes == t.dp_bytes_per_gpu * 24
+    assert t.pp_bytes == t.pp_bytes_per_gpu * 24
+    assert t.dp_bytes_per_gpu == 2 * 2 / 3 * 1200 / 8 * 2
+
+
+def test_step_traffic_refuses_zero_tokens_and_zero_parameters():
+    valid = VALID_BY_NAME["step_traffic"]
+    with pytest.raises(ValueError, match="^tokens_per_step must be a whole number in 1"):
+        step_traffic(**{**valid, "tokens_per_step": 0})
+    with pytest.raises(ValueError, match="^params must be a positive number"):
+        step_traffic(**{**valid, "params": 0.0})
+
+
+def test_network_traffic_counts_split_tensor_groups_whole():
+    where = placement(4, 2, 2, 6, packing="ranks")  # groups of 4 on domains of 6: some straddle
+    traffic = step_traffic(tp=4, pp=2, dp=2, layers=4, hidden=8, tokens_per_step=2 * 2 * 16,
+                           microbatch_tokens=16, params=1e6)
+    net = network_traffic(where, traffic)
+    assert 0 < where.tp_groups_split < where.tp_groups
+    assert net.tp_network_bytes == pytest.approx(traffic.tp_bytes * where.tp_groups_split / where.tp_groups)
+    total = traffic.tp_bytes + traffic.pp_bytes + traffic.dp_bytes
+    assert net.nvlink_bytes == pytest.approx(total - net.network_bytes)
