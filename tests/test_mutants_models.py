@@ -142,3 +142,42 @@ def test_every_model_is_registered_with_its_whole_spec(model):
     result = model(**{**_valid(model), **({"slowest_ms": 1} if model.__name__ == "straggler_step" else {})})
     assert spec.outputs == tuple(f.name for f in fields(result))
     assert spec.counts(result) in (True, False)
+
+
+def test_validate_real_messages_carry_range_unit_and_type():
+    import math as _math
+
+    from clustermath.validate import real
+    with pytest.raises(ValueError, match=r"^x must be a number in \[0, 1e\+06\] s, got -1$"):
+        real("x", -1, high=1e6, unit="s")
+    with pytest.raises(ValueError, match=r"^x must be a number in \[0, inf\), got -1$"):
+        real("x", -1)
+    with pytest.raises(ValueError, match=r"^x must be a number in \[0, inf\], got -1$"):
+        real("x", -1, allow_inf=True)
+    with pytest.raises(ValueError, match=r"^x must be a number in \[0, inf\), got True \(bool\)$"):
+        real("x", True)
+    with pytest.raises(ValueError, match=r"^x must be a number in \[0, inf\), got '1' \(str\)$"):
+        real("x", "1")
+    with pytest.raises(ValueError, match=r"^x must be a number in \[0, inf\), got -1$"):
+        real("x", -1, unit="")
+    assert real("x", 2) == 2.0 and real("x", _math.inf, allow_inf=True) == _math.inf
+
+
+def test_validate_probability():
+    from clustermath.validate import probability
+    assert probability("p", 0) == 0.0 and probability("p", 1) == 1.0 and probability("p", 0.25) == 0.25
+    for bad in (-0.01, 1.01, None, "0.5"):
+        with pytest.raises(ValueError, match=r"^p must be a number in \[0, 1\]"):
+            probability("p", bad)
+    with pytest.raises(ValueError, match=r"^p must be a number in \(0, 1\]"):
+        probability("p", 0, low_open=True)
+    with pytest.raises(ValueError, match=r"^p must be a number in \[0, 1\)"):
+        probability("p", 1, high_open=True)
+    assert probability("p", 1, low_open=True) == 1.0 and probability("p", 0, high_open=True) == 0.0
+
+
+def test_validate_one_of():
+    from clustermath.validate import one_of
+    assert one_of("order", "a", ("a", "b")) == "a"
+    with pytest.raises(ValueError, match=r"^order must be one of \['a', 'b'\], got 'c'$"):
+        one_of("order", "c", ("a", "b"))
