@@ -156,6 +156,22 @@ def results(work: Path, module: str) -> dict[str, str]:
     return res
 
 
+def fold_retest(work: Path, modules: list[str]) -> None:
+    """Copy the verdicts of an earlier ``--retest`` run into the group's own results."""
+    for module in modules:
+        meta = work / "mutants" / "src" / "clustermath" / f"{module}.meta"
+        again = retest_dir(work) / "mutants" / "src" / "clustermath" / f"{module}.meta"
+        if not (meta.exists() and again.exists()):
+            continue
+        data = json.loads(meta.read_text())
+        later = json.loads(again.read_text())["exit_code_by_key"]
+        for name, code in later.items():
+            if code is not None and name in data["exit_code_by_key"] and \
+                    STATUS.get(data["exit_code_by_key"][name]) not in KILLED:
+                data["exit_code_by_key"][name] = code
+        meta.write_text(json.dumps(data))
+
+
 def retest_dir(work: Path) -> Path:
     return work.with_name(work.name + "+retest")
 
@@ -226,6 +242,7 @@ def main() -> int:
                      if st not in KILLED and n not in equivalent]
             if open_:
                 rwork = retest_dir(gwork)
+                fold_retest(gwork, group)  # keep what an earlier retest killed
                 rwork.mkdir(exist_ok=True)
                 prepare(rwork, group)
                 shutil.rmtree(rwork / "mutants", ignore_errors=True)
