@@ -307,3 +307,28 @@ def test_fabric_bytes_counts_32_64_and_8_ranks():
 def test_cut_bandwidth_factor_is_a_whole_number():
     c = lab.cut_bandwidth(64, 3)
     assert (c.full_gbps, c.real_gbps, c.factor) == (25_600, 8_533, 3) and isinstance(c.factor, int)
+
+
+@pytest.mark.parametrize("name", list(TABLES))
+def test_styled_table_styles_are_scoped_to_the_table(name):
+    html = TABLES[name].styled().to_html()
+    uid = f"#T_worked-{name}"
+    for selector in (f"{uid}  {{", f"{uid} caption {{", f"{uid} td {{", f"{uid}  th {{", f"{uid} thead th {{"):
+        assert selector in html, selector
+
+
+def test_microbatches_matching_starts_at_one_microbatch():
+    # zero microbatches would give 100% at any depth; the search starts at 1
+    assert lab.microbatches_matching(100, 100, rounded=False, search_to=5) == []
+    assert lab.microbatches_matching(75, 87, rounded=False, search_to=5) == [1]
+
+
+def test_check_stated_prints_a_broken_builds_mask_in_binary(capsys):
+    from dataclasses import replace
+    t = table("training_cluster_model")
+    row = replace(t.rows[-1], states_broken={"fail_mask": 0b000001})
+    one = replace(t, rows=(row,))
+    flagged = spec_of(t.model).flagged
+    one = replace(one, stated_flagged=one.tally()[flagged], stated_flagged_broken=one.tally(broken=True)[flagged])
+    one.check_stated()
+    assert "✓ row 1, fail_mask, scale only (scale_only): 000001  [source: 000001]" in capsys.readouterr().out
