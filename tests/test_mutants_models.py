@@ -181,3 +181,9 @@ def test_validate_one_of():
     assert one_of("order", "a", ("a", "b")) == "a"
     with pytest.raises(ValueError, match=r"^order must be one of \['a', 'b'\], got 'c'$"):
         one_of("order", "c", ("a", "b"))
+
+
+def test_validate_whole_message_carries_the_unit():
+    from clustermath.validate import whole
+    with pytest.raises(ValueError, match=r"^n must be a whole number in 1\.\.8 GPUs, got 9$"):
+        whole("n", 9, low=1, high=8, unit="GPUs")

@@ -137,3 +137,13 @@ def test_network_traffic_counts_split_tensor_groups_whole():
 def test_warnings_word_for_word(args, packing, warnings):
     """What a scheduler is told: one group or several, usable GPUs with whole groups, plain GPUs with ranks."""
     assert placement(*args, packing=packing).warnings == warnings
+
+
+def test_placement_echoes_its_inputs_and_flags_only_a_partial_last_domain():
+    w = placement(4, 2, 3, 8, order="tp,pp,dp", packing="groups")
+    assert (w.tp, w.pp, w.dp, w.domain_size, w.order, w.packing) == (4, 2, 3, 8, "tp,pp,dp", "groups")
+    assert placement(2, 2, 2, 8, order=("pp", "tp", "dp"), packing="ranks").order == "pp,tp,dp"
+    assert w.last_domain_gpus == 8 and not w.partial_last_domain  # a full last domain is not partial
+    with pytest.raises(ValueError) as err:
+        placement(3, 1, 5, 7, strict=True)
+    assert str(err.value) == "strict=True: " + "; ".join(placement(3, 1, 5, 7).warnings)
