@@ -2,6 +2,7 @@
 #   make book     build the HTML book into _build/html (executes every notebook)
 #   make test     unit tests, strict nbval on every notebook, and a warning-free book build
 #   make refresh  re-execute every committed notebook in place, top to bottom, in a fresh kernel
+#   make mutants  mutation testing of the model modules (mutmut; slow, not part of make test)
 #   make lab      open the chapters and exercises in JupyterLab (a separate environment, .venv-lab)
 #   make screenshots  every page of the built book at 1366 and 390 px wide, into _build/screenshots/
 #   make pdf      the PDF edition, _build/pdf/book.pdf (single-page build printed by headless Chromium)
@@ -18,7 +19,7 @@ BROWSER_STAMP := $(BROWSER_VENV)/.installed-stamp
 export PATH := $(BIN):$(PATH)
 export PYTHONHASHSEED := 0
 
-.PHONY: book test unit nbval build-check refresh lab bench clean help browser-check screenshots pdf live-kernel actionlint a11y-contrast
+.PHONY: book test unit nbval build-check refresh lab bench clean help browser-check screenshots pdf live-kernel actionlint a11y-contrast mutants
 
 help:
 	@sed -n '2,10p' Makefile
@@ -55,6 +56,13 @@ refresh: $(STAMP)
 bench: $(STAMP) $(BROWSER_STAMP)
 	$(BIN)/python tools/bench_widgets.py
 	$(BIN)/python tools/live_kernel.py --voila $(BROWSER_VENV)/bin/voila --moves 20
+
+# Mutation testing: every top-level model module and compositions/, each against the tests that
+# cover it, in a scratch copy under _build/mutants (see tools/mutants/REPORT.md). CPU-heavy:
+# `make mutants MODULES="scaling placement"` runs some modules only; JOBS sets mutmut's workers.
+MODULES ?=
+mutants: $(STAMP)
+	nice $(BIN)/python tools/mutants/run.py --jobs $(JOBS) $(MODULES)
 
 LAB_STAMP := .venv-lab/.installed-stamp
 $(LAB_STAMP): requirements.txt pyproject.toml

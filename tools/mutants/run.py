@@ -1,0 +1,285 @@
+"""Mutation testing of clustermath's model modules with mutmut 3 (``make mutants``).
+
+mutmut 3 finds a package only under ``./``, ``src/`` or ``source/`` and skips
+every decorated function (chapter 1's ``@counted`` models, ``@property``
+methods). This script therefore never mutates the working tree: it copies the
+package into a scratch folder (``_build/mutants`` by default) as
+``src/clustermath``, rewrites each ``@counted(...)``/``@property`` decoration
+into the equivalent assignment after the function (``f = counted(...)(f)``),
+so mutmut mutates those bodies too, copies the unit tests, and runs mutmut
+there, one model module at a time, each against the test files that cover it
+(``MODULES`` below). It then writes the kill rate per module and every
+surviving mutant to ``_build/mutants/summary.md`` and exits non-zero when a
+module scores below 95% once the survivors that ``tools/mutants/REPORT.md``
+lists as equivalent are set aside.
+
+Usage::
+
+    python tools/mutants/run.py                 # every model module
+    python tools/mutants/run.py scaling budget  # some modules (names as in MODULES)
+    python tools/mutants/run.py --show NAME     # the diff of one mutant
+
+Run it under ``nice``: it keeps the CPU busy (``--jobs``, default 1).
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+GOAL = 0.95
+
+# module (path under lib/clustermath) -> the test files that exercise it
+CH1 = ["test_ch1_models.py", "test_ch1_validation.py", "test_ch1_rtl_reference.py",
+       "test_ch1_source_numbers.py", "test_mutants_models.py", "test_properties.py"]
+PLUMBING = ["test_ports_check_runner.py", "test_ch1_validation.py", "test_ch1_rtl_reference.py",
+            "test_ch1_models.py", "test_mutants_models.py", "test_reliability.py", "test_goodput.py",
+            "test_placement.py", "test_mutants_reliability.py", "test_mutants_placement.py"]
+CH2 = ["test_reliability.py", "test_goodput.py", "test_mutants_reliability.py", "test_properties.py"]
+CH3 = ["test_placement.py", "test_mutants_placement.py", "test_properties.py"]
+COMPOSITIONS = ["test_ch1_worked_tables.py", "test_ch1_source_numbers.py", "test_mutants_compositions.py"]
+MODULES: dict[str, list[str]] = {
+    **{m: CH1 for m in ("scaling.py", "collectives.py", "pipeline.py", "checkpoint.py", "failures.py",
+                        "stragglers.py", "activations.py", "fabric.py", "economics.py")},
+    "assembled.py": ["test_ch1_assembled.py", "test_ch1_models.py", "test_mutants_models.py"],
+    **{m: PLUMBING for m in ("ports.py", "check.py", "runner.py", "validate.py")},
+    "reliability.py": CH2,
+    "goodput.py": CH2,
+    "placement.py": CH3,
+    **{m: COMPOSITIONS for m in ("compositions/budget.py", "compositions/debug_lab.py",
+                                 "compositions/worked_tables.py")},
+}
+
+KILLED = ("killed", "timeout", "caught by type check")
+STATUS = {0: "survived", 1: "killed", 3: "killed", -24: "timeout", 24: "timeout",
+          152: "timeout", 255: "timeout", 33: "no tests", 34: "skipped", 35: "suspicious",
+          36: "timeout", 37: "caught by type check", -11: "segfault", -9: "timeout"}
+DECORATORS = ("counted", "property")
+
+
+def undecorate(source: str) -> str:
+    """``@counted(...)``/``@property`` decorations rewritten as assignments after the def."""
+    tree = ast.parse(source)
+    lines = source.splitlines(keepends=True)
+    edits = []  # (first line of decorators, last line of def, indent, name, decorator sources)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.decorator_list:
+            names = [d.func.id if isinstance(d, ast.Call) and isinstance(d.func, ast.Name)
+                     else d.id if isinstance(d, ast.Name) else None for d in node.decorator_list]
+            if not all(n in DECORATORS for n in names):
+                continue
+            decos = [ast.get_source_segment(source, d) for d in node.decorator_list]
+            first = node.decorator_list[0].lineno - 1
+            indent = lines[node.lineno - 1][: node.col_offset]
+            edits.append((first, node.lineno - 1, node.end_lineno, indent, node.name, decos))
+    for first, def_line, end, indent, name, decos in sorted(edits, reverse=True):
+        wrapped = name
+        for d in reversed(decos):
+            wrapped = f"{d}({wrapped})"
+        lines.insert(end, f"{indent}{name} = {wrapped}\n")
+        del lines[first:def_line]
+    return "".join(lines)
+
+
+def prepare(work: Path, modules: list[str]) -> None:
+    """The scratch project: src/clustermath (undecorated), tests, pyproject with mutmut's config."""
+    src = work / "src" / "clustermath"
+    if src.exists():
+        shutil.rmtree(src)
+    shutil.copytree(ROOT / "lib" / "clustermath", src,
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    for path in src.rglob("*.py"):
+        text = path.read_text()
+        new = undecorate(text)
+        if new != text:
+            path.write_text(new)
+    tests = work / "tests"
+    if tests.exists():
+        shutil.rmtree(tests)
+    tests.mkdir()
+    for path in (ROOT / "tests").glob("*.py"):
+        shutil.copy2(path, tests / path.name)
+    for extra in ("nbval_sanitize.cfg",):
+        if (ROOT / "tests" / extra).exists():
+            shutil.copy2(ROOT / "tests" / extra, tests / extra)
+    selection = sorted({f"tests/{t}" for m in modules for t in MODULES[m]
+                        if (tests / t).exists()})
+    only = [f"src/clustermath/{m}" for m in modules]
+    (work / "pyproject.toml").write_text(
+        "[tool.pytest.ini_options]\n"
+        'testpaths = ["tests"]\n'
+        'addopts = "-p no:cacheprovider"\n'
+        "[tool.mutmut]\n"
+        'source_paths = ["src"]\n'
+        f"only_mutate = {json.dumps(only)}\n"
+        f"pytest_add_cli_args_test_selection = {json.dumps(selection)}\n"
+        'pytest_add_cli_args = ["-x", "-q", "-k", "not explorer"]\n'
+        "use_git_change_detection = false\n"
+    )
+
+
+def mutmut(work: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["PYTHONPATH"] = str(work / "src")
+    env.setdefault("PYTHONHASHSEED", "0")
+    exe = Path(sys.executable).with_name("mutmut")
+    return subprocess.run([str(exe), *args], cwd=work, env=env, text=True,
+                          capture_output=True, check=check)
+
+
+def _results(work: Path, module: str) -> dict[str, str]:
+    meta = work / "mutants" / "src" / "clustermath" / f"{module}.meta"
+    if not meta.exists():
+        return {}
+    codes = json.loads(meta.read_text())["exit_code_by_key"]
+    return {name: STATUS.get(code, f"exit {code}") if code is not None else "not run"
+            for name, code in codes.items()}
+
+
+def results(work: Path, module: str) -> dict[str, str]:
+    """Each mutant's status; a survivor that a later ``--retest`` run killed counts as killed.
+
+    Tests are only ever added, so a mutant killed by an earlier run stays killed.
+    """
+    res = _results(work, module)
+    for name, status in _results(retest_dir(work), module).items():
+        if name in res and status != "not run" and res[name] not in KILLED:
+            res[name] = status
+    return res
+
+
+def fold_retest(work: Path, modules: list[str]) -> None:
+    """Copy the verdicts of an earlier ``--retest`` run into the group's own results."""
+    for module in modules:
+        meta = work / "mutants" / "src" / "clustermath" / f"{module}.meta"
+        again = retest_dir(work) / "mutants" / "src" / "clustermath" / f"{module}.meta"
+        if not (meta.exists() and again.exists()):
+            continue
+        data = json.loads(meta.read_text())
+        later = json.loads(again.read_text())["exit_code_by_key"]
+        for name, code in later.items():
+            if code is not None and name in data["exit_code_by_key"] and \
+                    STATUS.get(data["exit_code_by_key"][name]) not in KILLED:
+                data["exit_code_by_key"][name] = code
+        meta.write_text(json.dumps(data))
+
+
+def retest_dir(work: Path) -> Path:
+    return work.with_name(work.name + "+retest")
+
+
+def equivalents() -> set[str]:
+    """Mutant names REPORT.md lists as equivalent (a line ``- `name`: reason``)."""
+    report = ROOT / "tools" / "mutants" / "REPORT.md"
+    if not report.exists():
+        return set()
+    return set(re.findall(r"^\s*[-*]\s+`([^`]+__mutmut_\d+)`", report.read_text(), re.M))
+
+
+def score_module(work: Path, module: str, equivalent: set[str], seconds: float):
+    res = results(work, module)
+    killed = sum(s in KILLED for s in res.values())
+    alive = sorted(n for n, s in res.items() if s not in KILLED)
+    equiv = [n for n in alive if n in equivalent]
+    score = (killed + len(equiv)) / len(res) if res else 0.0
+    print(f"{module:32} {len(res):5} mutants  {killed:5} killed  {len(equiv):3} equivalent  "
+          f"{len(alive) - len(equiv):3} open  {100 * score:6.1f}%", flush=True)
+    row = (module, len(res), killed, len(equiv), len(alive) - len(equiv), score, seconds)
+    surv = [(module, n, res[n]) for n in alive if n not in equivalent]
+    return row, surv, bool(res) and score >= GOAL
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("modules", nargs="*", help="modules as in MODULES (stem is enough)")
+    parser.add_argument("--work", default=str(ROOT / "_build" / "mutants"))
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--show", metavar="MUTANT", help="print one mutant's diff")
+    parser.add_argument("--retest", action="store_true",
+                        help="rerun only the open survivors of an earlier run, with the current tests")
+    parser.add_argument("--report", action="store_true",
+                        help="only score the results already in --work (no mutmut run)")
+    args = parser.parse_args()
+    work = Path(args.work)
+    work.mkdir(parents=True, exist_ok=True)
+    if args.show:
+        module = args.show.split(".x")[0].split(".")[-1]
+        for gwork in work.iterdir():
+            if (gwork / "mutants" / "src" / "clustermath").rglob(f"{module}.py.meta"):
+                shown = mutmut(gwork, "show", args.show, check=False)
+                if shown.returncode == 0 and shown.stdout.strip():
+                    print(shown.stdout)
+                    return 0
+        print(f"no mutant named {args.show!r} in {work}")
+        return 1
+    chosen = []
+    for want in args.modules or MODULES:
+        hits = [m for m in MODULES if m == want or Path(m).stem == want]
+        if not hits:
+            parser.error(f"unknown module {want!r}; choose from {list(MODULES)}")
+        chosen += hits
+    equivalent = equivalents()
+    rows, survivors, failed = [], [], []
+    # modules that share their tests run together: mutmut collects test coverage once per run
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for module in chosen:
+        groups.setdefault(tuple(MODULES[module]), []).append(module)
+    for group in groups.values():
+        # each group in its own scratch folder, so a run of one never invalidates another
+        gwork = work / "-".join(Path(m).stem for m in group)[:80]
+        gwork.mkdir(parents=True, exist_ok=True)
+        timing = gwork / "seconds.txt"
+        if args.retest:
+            open_ = [n for m in group for n, st in results(gwork, m).items()
+                     if st not in KILLED and n not in equivalent]
+            if open_:
+                rwork = retest_dir(gwork)
+                fold_retest(gwork, group)  # keep what an earlier retest killed
+                rwork.mkdir(exist_ok=True)
+                prepare(rwork, group)
+                shutil.rmtree(rwork / "mutants", ignore_errors=True)
+                t0 = time.monotonic()
+                run = mutmut(rwork, "run", "--max-children", str(args.jobs), *open_, check=False)
+                (rwork / "seconds.txt").write_text(f"{time.monotonic() - t0:.0f}\n")
+                if run.returncode != 0:
+                    print(run.stdout[-3000:], run.stderr[-3000:], sep="\n")
+        elif not args.report:
+            prepare(gwork, group)
+            shutil.rmtree(gwork / "mutants", ignore_errors=True)
+            t0 = time.monotonic()
+            run = mutmut(gwork, "run", "--max-children", str(args.jobs), check=False)
+            timing.write_text(f"{time.monotonic() - t0:.0f}\n")
+            if run.returncode != 0:
+                print(run.stdout[-3000:], run.stderr[-3000:], sep="\n")
+        seconds = sum(float(t.read_text()) for t in (timing, retest_dir(gwork) / "seconds.txt")
+                      if t.exists()) if timing.exists() else float("nan")
+        print(f"[{', '.join(group)}: {seconds:.0f} s]", flush=True)
+        for module in group:
+            row, surv, ok = score_module(gwork, module, equivalent, seconds / len(group))
+            rows.append(row)
+            survivors += surv
+            if not ok:
+                failed.append(module)
+    lines = ["| module | mutants | killed | equivalent | open | score | seconds (share of its group) |",
+             "|---|--:|--:|--:|--:|--:|--:|"]
+    lines += [f"| {m} | {n} | {k} | {e} | {o} | {100 * s:.1f}% | {t:.0f} |"
+              for m, n, k, e, o, s, t in rows]
+    lines += ["", "Open survivors (neither killed nor listed as equivalent in REPORT.md):", ""]
+    lines += [f"- `{n}` ({s}, {m})" for m, n, s in survivors] or ["- none"]
+    (work / "summary.md").write_text("\n".join(lines) + "\n")
+    print(f"\nsummary: {work / 'summary.md'}")
+    if failed:
+        print(f"below {GOAL:.0%}: {', '.join(failed)}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
