@@ -22,8 +22,9 @@ def test_budget_at_the_chapters_defaults():
                                       tier_gbps=80, interval_s=300)
     names = ["peak (the purchase order)", "communication", "pipeline bubble", "straggler", "checkpoint"]
     assert [t.name for t in terms] == names
-    # 6,400 TFLOPS; 50% efficiency; bubble 7/39 = 17% so 83% useful; 200/260; 560×8/80 = 56 s of 300 = 18%
-    keeps = [1.0, 0.5, 0.83, 200 / 260, 1 - 0.18]
+    # 6,400 TFLOPS; 50% efficiency; bubble 7/39 so 32/39 useful; 200/260; 560×8/80 = 56 s of 300,
+    # so 61/75 kept: every factor exact (the chapter's rule since the reader review)
+    keeps = [1.0, 0.5, 32 / 39, 200 / 260, 61 / 75]
     assert [t.keeps for t in terms] == pytest.approx(keeps, rel=1e-15)
     left, expected = 6400.0, []
     for k in keeps:
@@ -51,7 +52,7 @@ def test_budget_checkpoint_at_and_over_the_whole_interval():
     at = peak_to_delivered(footprint_gb=1000, tier_gbps=80, interval_s=100)
     assert checkpoint_cost(footprint_gb=1000, tier_gbps=80, interval_s=100).overhead_pct == 100
     assert at[-1].keeps == 0.0
-    with pytest.raises(ValueError, match=r"^checkpoint overhead must be in 0\.\.100 %, got 101 %"):
+    with pytest.raises(ValueError, match=r"^checkpoint overhead must be in 0\.\.100 %, got 101\.0 %"):
         peak_to_delivered(footprint_gb=1000, tier_gbps=80, interval_s=99)
 
 
@@ -231,8 +232,8 @@ def test_styled_table_shades_equality_and_agreeing_rows(name):
             assert not any(c for c in cells), (i, cells[:1])
     assert f"worked-{name}" in html and t.caption() in html
     assert all("_" not in b or "_<wbr>" in b for _, b in styler.data.columns)
-    for css in ("font-size: 80%", "caption-side: top", "padding: 1px 6px", "white-space: normal",
-                "min-width: 12em", "vertical-align: bottom", "font-weight: bold"):
+    for css in ("font-size: 85%", "caption-side: top", "padding: 3px 10px", "white-space: normal",
+                "min-width: 12em", "vertical-align: bottom", "font-weight: bold", "text-align: right"):
         assert css in html, css
     assert f"td.col{columns - 1}" in html
 

@@ -221,8 +221,6 @@ def test_goodput_when_nothing_fails_and_at_exactly_full_waste():
     assert full.checkpoint_pct + full.rework_pct == 100.0 and not full.first_order_valid
 
 
-@pytest.mark.xfail(strict=False, reason="rounding_tol takes abs(stated) before validating it: a string raises "
-                   "TypeError, not the ValueError every other model raises")
 def test_rounding_tol_refuses_a_string_with_a_value_error():
     from clustermath import rounding_tol
     with pytest.raises(ValueError, match="^stated must"):

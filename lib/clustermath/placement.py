@@ -32,7 +32,7 @@ from typing import Literal
 
 import numpy as np
 
-from .validate import one_of, whole
+from .validate import flag, one_of, whole
 
 __all__ = [
     "MAX_GPUS",
@@ -391,6 +391,7 @@ def step_traffic(*, tp: int, pp: int, dp: int, layers: int, hidden: int, tokens_
     microbatch_tokens = whole("microbatch_tokens", microbatch_tokens, low=1, high=1 << 40)
     act_bytes = whole("act_bytes", act_bytes, low=1, high=8)
     grad_bytes = whole("grad_bytes", grad_bytes, low=1, high=8)
+    scatter_gather = flag("scatter_gather", scatter_gather)
     gather_bytes = grad_bytes if gather_bytes is None else whole("gather_bytes", gather_bytes, low=1, high=8)
     if not (isinstance(params, (int, float)) and not isinstance(params, bool) and params > 0):
         raise ValueError(f"params must be a positive number of parameters, got {params!r}")

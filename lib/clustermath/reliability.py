@@ -288,7 +288,8 @@ def daly_interval(save_s: float, mtbf_s: float) -> float:
     if delta >= 2.0 * m:
         return m
     x = delta / (2.0 * m)
-    return math.sqrt(2.0 * delta * m) * (1.0 + math.sqrt(x) / 3.0 + x / 9.0) - delta
+    # never negative: where 2·δ·M underflows to 0 (a save of ~1e-320 s) the formula would give -δ
+    return max(0.0, math.sqrt(2.0 * delta * m) * (1.0 + math.sqrt(x) / 3.0 + x / 9.0) - delta)
 
 
 def daly_wall_ratio(interval_s: float, save_s: float, mtbf_s: float, restart_s: float = 0.0) -> float:
@@ -322,8 +323,10 @@ def daly_lost(interval_s: float, save_s: float, mtbf_s: float, restart_s: float 
 
     Never above 1, unlike ``first_order_lost``, to which it reduces (plus
     R/M) when every term is small; 1 when the expected wall time overflows.
+    Never below 0 either: the ratio is at least 1, and where rounding puts it
+    a hair under 1 (a save under about 1e-22 s) the share is 0, not -2e-16.
     """
-    return 1.0 - 1.0 / daly_wall_ratio(interval_s, save_s, mtbf_s, restart_s)
+    return max(0.0, 1.0 - 1.0 / daly_wall_ratio(interval_s, save_s, mtbf_s, restart_s))
 
 
 def daly_exact_interval(save_s: float, mtbf_s: float) -> float:
@@ -425,7 +428,9 @@ def rounding_tol(stated: float, sig: int = 3) -> float:
     A computed value matches a rounded figure when it lies within this of it,
     e.g. ``rounding_tol(178_000) == 500`` and ``rounding_tol(0.485) == 0.0005``.
     """
-    x = real("stated", abs(stated), low_open=True)
+    x = abs(real("stated", stated, low=-math.inf))
+    if x == 0:
+        raise ValueError(f"stated must be a number whose size is in (0, inf), got {stated!r}")
     sig = whole("sig", sig, low=1, integral_only=False)
     return 0.5 * 10.0 ** (math.floor(math.log10(x)) - sig + 1)
 
