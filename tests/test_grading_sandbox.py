@@ -330,3 +330,21 @@ def test_a_rerun_resumes_and_grades_only_what_changed(attacked, tmp_path):
     again = grade.grade_folder(folder, out, cache=attacked["cache"], resume=True)
     lines = (out / "results.jsonl").read_text().splitlines()
     assert len(lines) == 3 and [o.file for o in again] == ["one.ipynb", "three.txt", "two.ipynb"]
+
+
+# ---------------------------------------------------------------- a checkout under /tmp
+
+def test_python_and_package_are_bound_after_the_private_tmp(monkeypatch):
+    """A CI clone in /tmp (venv and package under /tmp/...) must stay visible in the sandbox: the
+    private tmpfs on /tmp is mounted first and the read-only binds land on top of it."""
+    monkeypatch.setattr(sandbox, "python_roots", lambda: ["/tmp/ci/.venv", "/root/.pyenv/versions/3.11.7"])
+    fds = {"runner": 3, "plain": 4, "request": 5, "notebook": 6}
+    cmd = sandbox._bwrap_command(pathlib.Path("/tmp/ci/lib/clustermath"), "sub.ipynb", sandbox.Limits(), fds, 0)
+
+    def at(*pair):
+        return next(i for i in range(len(cmd) - 1) if tuple(cmd[i:i + len(pair)]) == pair)
+
+    tmp = at("--tmpfs", "/tmp")
+    assert tmp < at("--ro-bind", "/tmp/ci/.venv", "/tmp/ci/.venv")
+    assert tmp < at("--ro-bind", "/tmp/ci/lib/clustermath", "/grading/lib/clustermath")
+    assert ("--dir", "/tmp") not in zip(cmd, cmd[1:])  # the tmpfs is the folder; not made again

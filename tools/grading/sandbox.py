@@ -189,9 +189,10 @@ def _as_nobody(slot: int | None = None) -> list[str]:
     return []
 
 
-def _ro_binds(binds: list[tuple[str, str]]) -> list[str]:
-    """Read-only binds, with world-readable parent folders (bwrap makes them 0700 when run as root)."""
-    cmd, made = [], {"/", "/usr"}
+def _ro_binds(binds: list[tuple[str, str]], made: set[str]) -> list[str]:
+    """Read-only binds, with world-readable parent folders (bwrap makes them 0700 when run as root);
+    ``made``: folders that already exist in the sandbox."""
+    cmd, made = [], set(made)
     for source, dest in binds:
         parents = list(pathlib.PurePosixPath(dest).parents)[::-1]
         for parent in map(str, parents):
@@ -213,12 +214,16 @@ def _bwrap_command(package: pathlib.Path, notebook_name: str, limits: Limits, fd
             cmd += ["--symlink", os.readlink(path), f"/{top}"]
         elif path.is_dir():
             cmd += ["--ro-bind", str(path), f"/{top}"]
-    cmd += _ro_binds([(root, root) for root in python_roots()]
-                     + [(str(package), "/grading/lib/clustermath")])
+    # The private tmpfs folders come first and the read-only binds after them, so that a venv or a
+    # checkout that lives under /tmp or /home (a CI clone in /tmp, say) is bound on top of the tmpfs
+    # instead of being hidden by it.
     cmd += ["--proc", "/proc", "--dev", "/dev",
             "--perms", "1777", "--size", str(limits.tmpfs_bytes), "--tmpfs", "/tmp",
-            "--perms", "1777", "--size", str(limits.tmpfs_bytes), "--tmpfs", "/home/student",
-            "--perms", "0644", "--ro-bind-data", str(fds["runner"]), "/grading/runner.py",
+            "--perms", "1777", "--size", str(limits.tmpfs_bytes), "--tmpfs", "/home/student"]
+    cmd += _ro_binds([(root, root) for root in python_roots()]
+                     + [(str(package), "/grading/lib/clustermath")],
+                     made={"/", "/usr", "/tmp", "/home", "/home/student"})
+    cmd += ["--perms", "0644", "--ro-bind-data", str(fds["runner"]), "/grading/runner.py",
             "--perms", "0644", "--ro-bind-data", str(fds["plain"]), "/grading/plain.py",
             "--perms", "0644", "--ro-bind-data", str(fds["request"]), "/grading/request.json",
             "--perms", "0644", "--file", str(fds["notebook"]), f"/home/student/{notebook_name}",
