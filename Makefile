@@ -36,7 +36,7 @@ book: $(STAMP)
 	@echo "The book is at: file://$(CURDIR)/_build/html/index.html"
 
 # LIVE=1 adds the live-kernel check (about 4 min on a loaded two-core machine; see live-kernel).
-test: $(STAMP) unit nbval build-check browser-check exercises-check actionlint $(if $(filter 1,$(LIVE)),live-kernel)
+test: $(STAMP) unit nbval build-check browser-check actionlint exercises-check $(if $(filter 1,$(LIVE)),live-kernel)
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest -q tests --ignore=tests/built_html --ignore=tests/browser
