@@ -129,11 +129,12 @@ DESIGNS: dict[str, Design] = {
                        "one ToR set",
         congestion_control="default DCQCN paused too much in all-to-all: Swift's RTT signal + DCQCN's "
                            "ECN response; NCCL retransmit timers tuned for flaps",
-        front_end="HDFS; two-stage checkpoint (GPU → pinned host memory in seconds → HDFS in the "
-                  "background)",
+        front_end="HDFS; checkpoints in two stages: seconds to copy GPU state into pinned host "
+                  "memory, then a background write to HDFS",
         failure_handling="heartbeat with RDMA counters → suspend → diagnose → evict → resume; >100 "
                          "restarts in weeks, >90% automatic, <10 min to diagnose",
-        collective_library="overlap in every dimension (TP 2.2, PP 2.5, DP 1.5 MFU points); "
+        collective_library="TP, PP and DP traffic all hidden behind compute (worth 2.2, 2.5 and 1.5 "
+                           "MFU points); "
                            "initialisation 1,047 s → <5 s",
         reported_results="55.2% MFU at 12,288 GPUs (1.34× Megatron-LM); 65.3% at 256 GPUs",
         citation="Jiang et al. (2024), NSDI", bibkey="jiang2024megascale"),
@@ -150,8 +151,8 @@ DESIGNS: dict[str, Design] = {
                        "collective for the slice shape",
         congestion_control="none needed: dedicated circuits, deterministic routes, link-level credits",
         front_end="4 chips per CPU host; SparseCore uses the ICI as a 128 TiB remote-memory fabric",
-        failure_handling="the scheduler rewires around dead cubes; a quarter-machine slice keeps 75% "
-                         "goodput at 99.0–99.5% host availability",
+        failure_handling="dead cubes are routed around by the scheduler; at 99.0–99.5% host "
+                         "availability a slice of a quarter of the machine still reaches 75% goodput",
         collective_library="XLA chooses the collective for the slice; per-job topology gains 1.2–2.3×",
         reported_results="2.1× TPU v3 (2.7× per watt); 1.2–1.7× A100; ~60% of peak on LLMs; PaLM 57.8% "
                          "over 50 days",
@@ -159,7 +160,7 @@ DESIGNS: dict[str, Design] = {
     "rail_only": Design(
         name="MIT rail-only", pattern="rail-only (spine deleted)",
         scale_unit="one full-bisection network per rail (8 rails for 8-GPU servers); studied at 32,768 "
-                   "and 65,536 GPUs; HPN puts a rail-only tier 2 at 120K per pod",
+                   "and 65,536 GPUs; HPN's tier 2 is rail-only, at 120K GPUs per pod",
         tiers="leaf tier only; cross-rail traffic first takes one NVLink hop (NCCL PXN)",
         switch_type="radix 64 / 128 / 256 evaluated; 32,768 GPUs at radix 128: 256 switches, not 1,280",
         tor_redundancy="as a Clos for links and switches; a single failed GPU is the hard case",

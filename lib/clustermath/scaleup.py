@@ -133,7 +133,7 @@ class WasteBound:
     gpus_per_node: int
     """R."""
     hops: int
-    """K: each node is wired to the nodes at +-1 ... +-K."""
+    """K: how far each node's links reach along the line (its neighbours +-1 through +-K)."""
     node_rate: float
     """P_s, the probability that a node is faulty."""
     cut_rate: float
