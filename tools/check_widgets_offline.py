@@ -41,6 +41,9 @@ import re
 import sys
 import threading
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "browser"))
+import browsing  # noqa: E402  (Chromium's flags, shared with the browser checks)
 from urllib.parse import urlsplit
 
 REPO = Path(__file__).resolve().parent.parent
@@ -353,14 +356,7 @@ def main() -> int:
     with sync_playwright() as pw:
         browser = pw.chromium.launch(
             executable_path=args.chromium,
-            args=[
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-            ],
+            args=browsing.CHROMIUM_ARGS,
         )
         context = browser.new_context()
         for path in pages:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..checkpoint import checkpoint_cost
-from ..pipeline import bubble_fraction, pipeline_bubble
+from ..pipeline import bubble_fraction
 from ..scaling import cluster_scale
 from ..stragglers import straggler_step
 
@@ -66,10 +66,8 @@ def peak_to_delivered(
     checkpoint overhead exceeds 100% (the run would do nothing but write).
     """
     scale = cluster_scale(nodes=nodes, node_tflops=node_tflops, compute_ms=compute_ms, comm_ms=comm_ms)
-    bubble = pipeline_bubble(stages=stages, microbatches=microbatches)
     straggler = straggler_step(mean_ms=mean_ms, slowest_ms=slowest_ms)
     ckpt = checkpoint_cost(footprint_gb=footprint_gb, tier_gbps=tier_gbps, interval_s=interval_s)
-    del bubble  # called for its argument checks; the factor below is exact
     overhead = (8 * footprint_gb / tier_gbps / interval_s) if tier_gbps and interval_s else float("inf")
     if footprint_gb == 0:
         overhead = 0.0
