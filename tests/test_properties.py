@@ -1,4 +1,4 @@
-"""Properties a reader relies on, checked with Hypothesis across chapters 1-3.
+"""Properties a reader relies on, checked with Hypothesis across the chapters.
 
 The unit tests pin chosen cases; these state the invariants behind the
 chapters' prose and let Hypothesis look for a counterexample anywhere in the
@@ -46,9 +46,11 @@ from clustermath import (
     young_lost,
 )
 from clustermath.placement import _domains_of_ranks, placement
+from clustermath.views import fabric_designs as fabric_designs_views
 from clustermath.views import peak as peak_views
 from clustermath.views import placement as placement_views
 from clustermath.views import reliability as reliability_views
+from clustermath.views import scaleup as scaleup_views
 
 settings.register_profile("ci", derandomize=True, database=None, deadline=None, max_examples=60,
                           suppress_health_check=[HealthCheck.too_slow])
@@ -297,6 +299,8 @@ FACTORIES = {
     **{f"peak:{name}": f for name, f in peak_views.EXPLORERS.items()},
     **{f"reliability:{name}": f for name, f in reliability_views.EXPLORERS.items()},
     **{f"placement:{name}": f for name, f in placement_views.EXPLORERS.items()},
+    **{f"fabric_designs:{name}": f for name, f in fabric_designs_views.EXPLORERS.items()},
+    **{f"scaleup:{name}": f for name, f in scaleup_views.EXPLORERS.items()},
 }
 _BUILT: dict[str, object] = {}
 
@@ -338,7 +342,8 @@ def assert_shows(explorer) -> None:
 
 
 def test_every_explorer_is_covered():
-    assert len(FACTORIES) == 14  # ten in chapter 1, three in chapter 2, one in chapter 3
+    # ten in chapter 1, three in chapter 2, one in chapter 3, ten in chapter 4, one in chapter 5
+    assert len(FACTORIES) == 25
 
 
 def move(explorer, moves) -> None:

@@ -43,7 +43,7 @@ def test_every_slider_combination_is_a_legal_input():
 
 def test_a_bound_above_100_percent_is_flagged():
     x = ring_explorer(fault_pct=7.22, gpus_per_node=8, hops=1)
-    assert "above 100%" in x.report() and "#b22222" in x.table.value
+    assert "above 100%" in x.report() and "⚠ the bound is above 100%" in x.table.value and "cm-flag" in x.table.value
 
 
 def test_figures_draw():

@@ -11,7 +11,10 @@ Each class of defect that can come back silently has a test here:
   separators, headers in words);
 * sliders whose range spans decades put the default where a reader can reach
   it (log stops), and chapter 3's explorer reaches the chapter's own layout;
-* the static site switches the controls off (the wiring in _config.yml).
+* the static site switches the controls off (the wiring in _config.yml);
+* no control is dead: one step of any control, from the defaults, changes
+  both the table and the picture (chapter 4's pattern slider once moved
+  nothing on the picture).
 """
 from __future__ import annotations
 
@@ -25,13 +28,15 @@ import pytest
 
 from clustermath.compositions.worked_tables import TABLES
 from clustermath.labels import WORDS, words
-from clustermath.views import peak, placement, reliability
-from clustermath.views.base import OVER, flags, ladder, table
+from clustermath.views import fabric_designs, peak, placement, reliability, scaleup
+from clustermath.views.base import OVER, ModelView, flags, ladder, table
 
 REPO = Path(__file__).resolve().parent.parent
 FACTORIES = {**{f"peak:{k}": v for k, v in peak.EXPLORERS.items()},
              **{f"reliability:{k}": v for k, v in reliability.EXPLORERS.items()},
              **{f"placement:{k}": v for k, v in placement.EXPLORERS.items()},
+             **{f"fabric_designs:{k}": v for k, v in fabric_designs.EXPLORERS.items()},
+             **{f"scaleup:{k}": v for k, v in scaleup.EXPLORERS.items()},
              "peak:lab": peak.lab_explorer}
 IDENTIFIER = re.compile(r"\b[a-z]+_[a-z0-9_]+\b")
 
@@ -250,3 +255,46 @@ def test_static_pages_switch_controls_off():
 def test_reports_are_unchanged_by_words(explorers):
     """The compared cell under each explorer prints the model's own names (stored outputs stay valid)."""
     assert "achieved_tflops" in explorers["peak:cluster_scale"].report()
+
+
+# -- no dead control ---------------------------------------------------------------------------
+
+def one_step(widget: W.ValueWidget):
+    """The value one key press away from the current one (up, or down at the top end)."""
+    if isinstance(widget, (W.Checkbox, W.ToggleButton)):
+        return not widget.value
+    if isinstance(widget, W.SelectionSlider):
+        values = [v for _, v in widget.options]
+        i = values.index(widget.value)
+        return values[i + 1] if i + 1 < len(values) else values[i - 1]
+    up = widget.value + widget.step
+    return up if up <= widget.max else widget.value - widget.step
+
+
+@pytest.mark.parametrize("name", sorted(FACTORIES))
+def test_every_control_changes_table_and_picture(name):
+    """One step of any control redraws the picture; the table changes whenever the model's result does.
+
+    (Chapter 1's models are 16-bit integer hardware: one step of a slider can leave
+    an integer output as it was, and then the table rightly stays the same.)
+    """
+    for port in list(FACTORIES[name]().controls):
+        e = FACTORIES[name]()
+        control = e.controls[port]
+        result = e.compute if hasattr(e, "compute") else e.rows  # the lab explorer is a table only
+        picture = lambda: getattr(getattr(e, "picture", None), "value", None)  # noqa: E731
+        result_before, table_before, picture_before = repr(result()), e.table.value, picture()
+        control.value = one_step(control)
+        what = f"{name}: moving {control.description!r} to {control.value!r}"
+        assert picture_before is None or picture() != picture_before, f"{what} left the picture as it was"
+        if repr(result()) != result_before:
+            assert e.table.value != table_before, f"{what} changed the result but not the table"
+
+
+def test_table_rows_have_words():
+    """Every row a model view shows has an entry in WORDS (no fallback to the identifier with spaces)."""
+    for name, make in sorted(FACTORIES.items()):
+        e = make()
+        if isinstance(e, ModelView) and type(e).table_html is ModelView.table_html:
+            missing = [k for k, _ in e._rows(e.compute()) if k not in WORDS]
+            assert not missing, f"{name}: rows without words: {missing}"

@@ -197,11 +197,12 @@ def drive_chapter(context, base: str, notebook: str, moves: int, timeout_s: floa
                 r["latencies_ms"].append(live["done"] - live["pressed"])
             except Exception:
                 r["problems"].append(f"move {k + 1} ({key}): the picture did not change within 10 s")
-                break
             if k == 0:
                 after = page.evaluate(STATE_JS, i)
                 changed_table = after["table"] != before["table"]
                 changed_picture = after["picture"] != before["picture"]
+            if r["problems"]:
+                break
         if not changed_table:
             r["problems"].append("its table did not change")
         if not changed_picture and not any("picture" in p for p in r["problems"]):

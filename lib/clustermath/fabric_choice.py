@@ -177,8 +177,13 @@ def rail_only_ever_first(moe_pct: float) -> bool:
 
 @dataclass(frozen=True)
 class DecisionSummary:
-    """Outputs of ``decision_summary``: the four scores, the first and last pattern, and the winner's risk."""
+    """Outputs of ``decision_summary``: the target and what one building powers, the four scores, the first
+    and last pattern, and the winner's risk."""
 
+    target_gpus: int
+    """The larger of today's GPUs and the three-year count."""
+    building_gpus: int
+    """GPUs one building powers at 1.2 kW each (rule 2 fires when the target is larger)."""
     meta: int
     hpn: int
     torus: int
@@ -191,7 +196,7 @@ class DecisionSummary:
 def decision_summary(**inputs) -> DecisionSummary:
     """``choose_fabric(**inputs)`` flattened to plain fields (for Panel 13.7's table)."""
     c = choose_fabric(**inputs)
-    return DecisionSummary(**c.scores, first=PATTERN_NAMES[c.first], last=PATTERN_NAMES[c.last],
+    return DecisionSummary(target_gpus=c.target_gpus, building_gpus=c.building_gpus, **c.scores, first=PATTERN_NAMES[c.first], last=PATTERN_NAMES[c.last],
                            risk_of_first=RISKS[c.first])
 
 

@@ -170,12 +170,19 @@ class Slider:
     Integer bounds give an ``IntSlider``; any float among them gives a
     ``FloatSlider`` (with ``readout_format``, default ``.3g``). ``log=True``
     gives a ``SelectionSlider`` over ``ladder(low, high, value)``: stops
-    evenly spaced on a log scale, for ranges that span decades. The label
-    defaults to the port in words, with its unit (``clustermath.labels``).
+    evenly spaced on a log scale, for ranges that span decades. ``choices``
+    names the stops of an integer port that picks one of several things (a
+    design, a pattern): the slider then reads out the name, not the index.
+    The label defaults to the port in words, with its unit
+    (``clustermath.labels``).
     """
 
     def __init__(self, port: str, low: float, high: float, value: float, step: float = 1,
-                 label: str | None = None, readout_format: str = ".3g", log: bool = False):
+                 label: str | None = None, readout_format: str = ".3g", log: bool = False,
+                 choices: Sequence[str] | None = None):
+        if choices is not None and (len(choices) != high - low + 1 or step != 1 or log):
+            raise ValueError(f"choices must name each of the stops {low}..{high} of slider {port!r} "
+                             f"(step 1, not log), got {len(choices)} names")
         if not low <= value <= high:
             raise ValueError(f"value must be in {low}..{high} for slider {port!r}, got {value}")
         steps = (value - low) / step if step > 0 else -1.0
@@ -186,6 +193,7 @@ class Slider:
         self.label = label or words(port)
         self.readout_format = readout_format
         self.log = log
+        self.choices = tuple(choices) if choices is not None else None
 
     @property
     def is_float(self) -> bool:
@@ -193,6 +201,10 @@ class Slider:
 
     def widget(self, style: Mapping[str, str], layout: W.Layout) -> W.ValueWidget:
         """The ipywidgets slider for this specification."""
+        if self.choices is not None:
+            options = [(name, int(self.low) + i) for i, name in enumerate(self.choices)]
+            return W.SelectionSlider(options=options, value=self.value, description=self.label,
+                                     tooltip=self.label, continuous_update=True, style=style, layout=layout)
         if self.log:
             stops = ladder(self.low, self.high, self.value, integer=not self.is_float)
             options = [(format(v, ",") if isinstance(v, int) else format(v, self.readout_format), v) for v in stops]
@@ -493,8 +505,10 @@ class ModelView(LiveFigure):
     """Any function of keyword arguments that returns a dataclass: sliders in, its fields out.
 
     For the real-valued models of later chapters, which have no broken
-    build. ``formats`` maps an output field to a format spec (default:
-    ``fmt_value``); ``hidden`` lists fields left out of the table.
+    build. ``formats`` maps an output field to a format spec, or to a
+    function from the value to its text (default: ``fmt_value``); ``hidden``
+    lists fields left out of the table. Row labels come from
+    ``clustermath.labels.WORDS``.
     """
 
     def __init__(
@@ -505,7 +519,7 @@ class ModelView(LiveFigure):
         *,
         checkboxes: Mapping[str, bool] | None = None,
         fixed: Mapping[str, Any] | None = None,
-        formats: Mapping[str, str] | None = None,
+        formats: Mapping[str, str | Callable[[Any], str]] | None = None,
         hidden: Sequence[str] = (),
         floors: Mapping[str, str] | None = None,
         title: str = "",
@@ -532,9 +546,14 @@ class ModelView(LiveFigure):
     def warnings(self, result: Any) -> list[str]:
         return [note for name, note in flags(result).items() if name not in self.hidden]
 
+    def _cell(self, name: str, value: Any) -> str:
+        spec = self.formats.get(name)
+        if spec is None:
+            return fmt_value(value)
+        return spec(value) if callable(spec) else format(value, spec)
+
     def _rows(self, result: Any) -> list[tuple[str, str]]:
-        return [(f.name, format(getattr(result, f.name), self.formats[f.name]) if f.name in self.formats
-                 else fmt_value(getattr(result, f.name)))
+        return [(f.name, self._cell(f.name, getattr(result, f.name)))
                 for f in fields(result) if f.name not in self.hidden]
 
     def table_html(self, result: Any) -> str:

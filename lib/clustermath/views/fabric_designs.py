@@ -15,9 +15,11 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch, Rectangle
 
-from ..fabric_choice import CHOICES, DEFAULTS, PATTERN_NAMES, PATTERNS, RISKS, choose_fabric, decision_summary
+from ..fabric_choice import (
+    CHOICES, DEFAULTS, MOE_MEANINGFUL_PCT, PATTERN_NAMES, PATTERNS, RISKS, choose_fabric, decision_summary,
+)
 from ..fabric_designs import (
-    BUILDING_LIMIT_MW, hpn_scale, megascale_tor_set, meta_zone, table2_row, tier_counts, tiers_for,
+    BUILDING_LIMIT_MW, TRANSFER_PATHS, hpn_scale, megascale_tor_set, meta_zone, table2_row, tier_counts, tiers_for,
     tpu_v4_machine, transfer_step,
 )
 from ..incast import incast, queue_trace
@@ -189,7 +191,7 @@ def view_hashing(ax: Axes) -> Updater:
 def hashing_explorer() -> ModelView:
     """Panel 13.4: hash flows onto uplinks with a seeded generator, 1,000 trials per update."""
     return ModelView(
-        hash_flows, [Slider("links", 2, 64, 16, label="uplinks"), Slider("flows", 1, 512, 16, label="flows")],
+        hash_flows, [Slider("links", 2, 64, 16, label="uplinks"), Slider("flows", 1, 512, 16, label="flows", log=True)],
         view_hashing, fixed={"trials": 1_000, "seed": 0},
         formats={"formula_idle": ".3g", "simulated_idle": ".3g", "busiest_over_mean": ".2f",
                  "worst_busiest_over_mean": ".2f", "all_busy_pct": ".1f"},
@@ -243,11 +245,11 @@ def view_decision(ax: Axes) -> Updater:
     for b in bars:
         b.set_animated(True)
     ax.set(yticks=y, yticklabels=[PATTERN_NAMES[p] for p in PATTERNS], xlim=(-12, 8), xlabel="score (points)")
-    ax.figure.subplots_adjust(left=0.33, right=0.97, bottom=0.36, top=0.95)
+    ax.figure.subplots_adjust(left=0.33, right=0.97, bottom=0.45, top=0.96)
     ax.axvline(0, color="black", lw=0.6)
     ax.invert_yaxis()
     values = [ax.text(0, i, "", va="center", fontsize=8, animated=True) for i in y]
-    risk = ax.text(-0.48, -0.3, "", transform=ax.transAxes, fontsize=7.5, va="top", animated=True)
+    risk = ax.text(-0.48, -0.27, "", transform=ax.transAxes, fontsize=7.5, va="top", animated=True)
 
     def update(p: Inputs, mode: Any = None) -> None:
         c = choose_fabric(**{**DEFAULTS, **p})
@@ -259,7 +261,15 @@ def view_decision(ax: Axes) -> Updater:
             text.set_ha("left" if score >= 0 else "right")
             text.set_text(f"{score:+d}")
         words = RISKS[c.first].split("; ")
-        risk.set_text(f"first: {PATTERN_NAMES[c.first]}, last: {PATTERN_NAMES[c.last]}\nrisk of the first: "
+        building = ("more than one building powers" if c.target_gpus > c.building_gpus
+                    else "within what one building powers")
+        moe = p["moe_pct"]
+        moe_rule = "≥" if moe >= MOE_MEANINGFUL_PCT else "under"
+        segment = hpn_scale(p["chip_tbps"], 400).gpus_per_segment
+        risk.set_text(f"plan for {c.target_gpus:,} GPUs: {building} ({c.building_gpus:,} at 1.2 kW); "
+                      f"one {p['chip_tbps']:g}T segment holds {segment:,}\n"
+                      f"MoE {moe:g}%: {moe_rule} the {MOE_MEANINGFUL_PCT:g}% at which rule 3 fires\n"
+                      f"first: {PATTERN_NAMES[c.first]}, last: {PATTERN_NAMES[c.last]}\nrisk of the first: "
                       + ";\n  ".join(words))
 
     return update
@@ -277,7 +287,7 @@ def decision_explorer() -> ModelView:
         checkboxes={"shared_hosts": DEFAULTS["shared_hosts"], "own_stack": DEFAULTS["own_stack"],
                     "can_fork": DEFAULTS["can_fork"], "cost_sensitive": DEFAULTS["cost_sensitive"]},
         fixed={"gpus_now": DEFAULTS["gpus_now"]}, hidden=("risk_of_first",),
-        title="Panel 13.7 · The decision procedure as visible rules", figsize=(6.4, 3.4))
+        title="Panel 13.7 · The decision procedure as visible rules", figsize=(6.4, 3.6))
 
 
 # -- Panel 13.8: tiers against GPU count -------------------------------------------------------------
@@ -328,19 +338,26 @@ def view_traffic(ax: Axes) -> Updater:
         b.set_animated(True)
     ax.set(yticks=[0, 1, 2], yticklabels=["tensor parallel", "pipeline (crosses the core)", "data parallel"],
            xscale="log", xlim=(1e6, 1e12), xlabel="bytes per GPU per step (log scale)")
-    ax.figure.subplots_adjust(left=0.33, right=0.97, bottom=0.2, top=0.95)
+    ax.figure.subplots_adjust(left=0.33, right=0.97, bottom=0.2, top=0.88)
     ax.invert_yaxis()
     texts = [ax.text(0, i, "", va="center", fontsize=8, animated=True) for i in range(3)]
+    job = ax.text(1.0, 1.03, "", transform=ax.transAxes, ha="right", va="bottom", fontsize=8, animated=True)
 
     def update(p: Inputs, mode: Any = None) -> None:
-        t = step_traffic(tp=p["tp"], pp=p["pp"], dp=p["dp"], tokens_per_step=p["dp"] * 2_048 * p["microbatches"],
-                         **GPT3)
+        t = gpt3_traffic(p["tp"], p["pp"], p["dp"], p["microbatches"])
         for bar, text, v in zip(bars, texts, (t.tp_bytes_per_gpu, t.pp_bytes_per_gpu, t.dp_bytes_per_gpu)):
             bar.set_width(max(v, 1e6))
             text.set_position((max(v, 1e6) * 1.2, text.get_position()[1]))
-            text.set_text(f"{v / 1e9:,.3g} GB")
+            text.set_text(f"{_gigabytes(v)} GB")
+        job.set_text(f"TP{p['tp']} × PP{p['pp']} × DP{p['dp']:,} = {t.gpus:,} GPUs, "
+                     f"{p['microbatches']} microbatch{'es' if p['microbatches'] > 1 else ''} per step")
 
     return update
+
+
+def _gigabytes(n_bytes: float) -> str:
+    """Bytes as GB with four significant figures and thousands separators."""
+    return f"{n_bytes / 1e9:,.4g}"
 
 
 def gpt3_traffic(tp: int = 8, pp: int = 8, dp: int = 512, microbatches: int = 1):
@@ -354,10 +371,11 @@ def traffic_explorer() -> ModelView:
         gpt3_traffic, [Slider("tp", 1, 16, 8, label="tensor parallel"), Slider("pp", 1, 16, 8, label="pipeline stages"),
                        Slider("dp", 2, 1024, 512, label="replicas"),
                        Slider("microbatches", 1, 16, 1, label="microbatches per step")],
-        view_traffic, formats={"tp_bytes_per_gpu": ".3g", "pp_bytes_per_gpu": ".3g", "dp_bytes_per_gpu": ".3g"},
+        view_traffic, formats={k: _gigabytes for k in
+                               ("tp_bytes_per_gpu", "pp_bytes_per_gpu", "dp_bytes_per_gpu", "dp_reduce_bytes_per_gpu")},
         hidden=("microbatches", "tp_collectives_per_gpu", "pp_sends_per_gpu", "pp_bytes_per_link",
                 "dp_collectives_per_gpu"),
-        title="Panel 13.6 · Why only pipeline traffic crosses a 15:1 core", figsize=(6.4, 2.6))
+        title="Panel 13.6 · Why only pipeline traffic crosses a 15:1 core", figsize=(6.4, 2.8))
 
 
 EXPLORERS: dict[str, Callable[[], ModelView]] = {
@@ -560,11 +578,14 @@ def figure_decision_tree() -> Figure:
 
 # -- Animation 13.3 as a stepper -------------------------------------------------------------------
 
+FAILURE_DESIGN_NAMES = ("Meta (headroom)", "HPN (dual-ToR)", "MegaScale (standby pool)", "TPU v4 (spare cubes)")
+"""The four designs of ``redundancy.FAILURE_DESIGNS``, in order, as the stepper names them."""
+
 def view_failures(ax: Axes) -> Updater:
     """The four designs' job speed at the chosen step, with the chosen design's event and where work goes."""
     from ..redundancy import FAILURE_DESIGNS, failure_step
 
-    names = ("Meta (headroom)", "HPN (dual-ToR)", "MegaScale (standby pool)", "TPU v4 (spare cubes)")
+    names = FAILURE_DESIGN_NAMES
     y = np.arange(len(FAILURE_DESIGNS))
     bars = ax.barh(y, np.zeros(len(y)), color=GREY, height=0.55)
     for b in bars:
@@ -588,13 +609,19 @@ def view_failures(ax: Axes) -> Updater:
     return update
 
 
+def _design_name(key: str) -> str:
+    from ..redundancy import FAILURE_DESIGNS
+
+    return FAILURE_DESIGN_NAMES[FAILURE_DESIGNS.index(key)]
+
+
 def failure_explorer() -> ModelView:
     """Animation 13.3 as a stepper: one failure sequence per design, where the traffic or the work goes."""
     from ..redundancy import failure_step
 
-    return ModelView(failure_step, [Slider("design", 0, 3, 0, label="design (0 Meta … 3 TPU)"),
+    return ModelView(failure_step, [Slider("design", 0, 3, 0, label="design", choices=FAILURE_DESIGN_NAMES),
                                     Slider("step", 0, 3, 0, label="step of the failure")],
-                     view_failures, formats={"job_speed_pct": ".2f"},
+                     view_failures, formats={"job_speed_pct": ".2f", "design": _design_name},
                      title="Animation 13.3 · One failure in each design, step by step", figsize=(6.6, 3.0))
 
 
@@ -613,9 +640,10 @@ def view_transfer(ax: Axes) -> Updater:
     ax.set(xlim=(-0.6, 4.6), ylim=(-0.6, len(TRANSFER_PATHS) - 0.3))
     ax.figure.subplots_adjust(left=0.01, right=0.99, bottom=0.02, top=0.98)
     segments = []
+    titles = []
     for row, (name, path) in enumerate(TRANSFER_PATHS.items()):
         y = len(TRANSFER_PATHS) - 1 - row
-        ax.text(-0.55, y + 0.32, name, fontsize=8.5, fontweight="bold")
+        titles.append(ax.text(-0.55, y + 0.32, name, fontsize=8.5, fontweight="bold", animated=True))
         for i, (node, kind) in enumerate(path):
             ax.text(i, y, node, ha="center", va="center", fontsize=6.8,
                     bbox={"boxstyle": "round,pad=0.25", "fc": "#f4f4f4", "ec": "#999999"})
@@ -627,18 +655,23 @@ def view_transfer(ax: Axes) -> Updater:
     status = ax.text(4.55, -0.5, "", ha="right", fontsize=8, animated=True)
 
     def update(p: Inputs, mode: Any = None) -> None:
+        chosen = p["pattern"]
         for row, i, line in segments:
             line.set_visible(i <= p["step"])
-        steps = [transfer_step(r, p["step"]) for r in range(len(TRANSFER_PATHS))]
-        status.set_text("network links so far: " + ", ".join(f"{s.network_links}" for s in steps)
-                        + "  (blue network, green NVLink, orange torus link)")
+            line.set_alpha(1.0 if row == chosen else 0.3)
+        for row, title in enumerate(titles):
+            title.set_color("black" if row == chosen else GREY)
+            title.set_text(("▶ " if row == chosen else "") + tuple(TRANSFER_PATHS)[row])
+        here = transfer_step(chosen, p["step"])
+        status.set_text(f"{here.pattern}: at {here.at}, {here.network_links} of {here.total_links} links "
+                        "on the network so far  (blue network, green NVLink, orange torus)")
 
     return update
 
 
 def transfer_explorer() -> ModelView:
     """Animation 13.1 as a stepper: one transfer through each of the four patterns, one link per step."""
-    return ModelView(transfer_step, [Slider("pattern", 0, 3, 0, label="pattern (table row)"),
+    return ModelView(transfer_step, [Slider("pattern", 0, 3, 0, label="pattern", choices=tuple(TRANSFER_PATHS)),
                                      Slider("step", 0, 4, 0, label="links crossed")],
                      view_transfer, title="Animation 13.1 · One transfer, one link per step", figsize=(7.2, 3.0))
 

@@ -7,7 +7,6 @@ and moved by ``update``; the axes never change.
 """
 from __future__ import annotations
 
-import html
 from typing import Any, Callable, Mapping
 
 import ipywidgets as W
@@ -20,7 +19,7 @@ from matplotlib.patches import Patch
 
 from ..ring_builder import RingBuilder, draw_failures, ring_builder, ring_layout
 from ..scaleup import fragmentation, tor_wiring
-from .base import CORRECT_COLOUR, LIMIT_COLOUR, ModelView, Slider, Updater
+from .base import CORRECT_COLOUR, LIMIT_COLOUR, ModelView, Slider, Updater, table
 
 __all__ = ["EXPLORERS", "PRESETS", "figure_fault_trace", "figure_fragmentation", "figure_k_hop_ring",
            "figure_tor_wiring", "ring_explorer", "view_ring"]
@@ -179,7 +178,7 @@ class RingExplorer(ModelView):
         ("ring cuts per draw (runs of K or more)", "ring_cuts", "{:,.3f}"),
         ("K-hop ring waste (simulated)", "ring_waste", "{:.3%}"),
         ("  of which the cuts add", "cut_waste", "{:.3%}"),
-        ("paper's bound 2 (N_t - R) P_s^K", "bound", "{:.3%}"),
+        ("the paper's bound 2(Nₜ − R)·Pₛᴷ", "bound", "{:.3%}"),
         ("static TP ring waste", "static_waste", "{:.3%}"),
         ("72-GPU switch domain waste", "switch_waste", "{:.3%}"),
         ("usable GPUs of 2,880", "usable_gpus", "{:,.1f}"),
@@ -223,12 +222,10 @@ class RingExplorer(ModelView):
         return rows
 
     def table_html(self, result: RingBuilder) -> str:
-        red = " style='color:#b22222'"
-        body = "".join(
-            f"<tr{red if flagged else ''}><td style='padding:2px 8px'>{html.escape(k)}</td>"
-            f"<td style='padding:2px 8px;text-align:right'>{html.escape(v)}</td></tr>"
-            for k, v, flagged in self._word_rows(result))
-        return f"<table style='border-collapse:collapse;font-size:90%'>{body}</table>"
+        rows = self._word_rows(result)
+        flagged = {i: "the bound is above 100%: it says nothing here" for i, (_, _, bad) in enumerate(rows) if bad}
+        return table(("output", "value"), [(k, v.replace(" (above 100%: says nothing)", "")) for k, v, _ in rows],
+                     flagged=flagged)
 
     def report(self) -> str:
         a = self.arguments
