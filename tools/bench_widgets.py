@@ -117,7 +117,8 @@ def bench(factory: Callable[[], Any], updates: int, seed: int) -> dict[str, list
             if cpu is not None and len(cpu) > before_cpu:
                 out["model cpu"] += [m * 1000 for m, _ in cpu[before_cpu:]]
                 out["draw cpu"] += [d * 1000 for _, d in cpu[before_cpu:]]
-            if elapsed > 0:
+            redrew = wall is None or len(wall) > before  # the same value again is no update: not a sample
+            if redrew and elapsed > 0:
                 out["total"].append(elapsed * 1000)
                 out["total cpu"].append(elapsed_cpu * 1000)
     return out
