@@ -17,7 +17,7 @@ import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 from urllib.parse import urlsplit
 
 REPO = Path(__file__).resolve().parent.parent.parent
@@ -144,12 +144,14 @@ def new_context(browser):
     return browser.new_context(viewport={"width": w, "height": h})
 
 
-def open_page(context, base: str, rel: str, width: str = "desktop"):
+def open_page(context, base: str, rel: str, width: str = "desktop",
+              plant: Callable[[str], str] | None = None):
     """A new page at the given width, loaded and rendered; returns (page, visit).
 
     The visit records console errors, uncaught exceptions, failed local
     requests (and HTTP errors) and every request that tried to leave
-    127.0.0.1 (aborted, as if there were no internet).
+    127.0.0.1 (aborted, as if there were no internet). ``plant`` rewrites the
+    page's own HTML on its way to the browser (the checks' defect drill).
     """
     w, h = WIDTHS[width]
     page = context.new_page()
@@ -172,7 +174,10 @@ def open_page(context, base: str, rel: str, width: str = "desktop"):
     )
 
     def route(r):
-        if is_local(r.request.url):
+        if plant is not None and r.request.url == base + rel:
+            response = r.fetch()
+            r.fulfill(response=response, body=plant(response.text()))
+        elif is_local(r.request.url):
             r.continue_()
         else:
             visit.offsite.append(r.request.url)
@@ -314,7 +319,7 @@ def run_axe(page) -> dict:
 
 
 def visit_page(context, base: str, rel: str, *, axe: bool = False,
-               screenshots: Path | None = None) -> dict[str, Visit]:
+               screenshots: Path | None = None, plant: Callable[[str], str] | None = None) -> dict[str, Visit]:
     """Load a page once and read it at every width (the viewport is resized in place).
 
     Returns {width name: Visit}. Console errors, failed and off-site requests
@@ -322,7 +327,7 @@ def visit_page(context, base: str, rel: str, *, axe: bool = False,
     at the first (desktop) width when asked. With `screenshots`, a full-page PNG
     per width is written to screenshots/<width>/<page>.png.
     """
-    page, first = open_page(context, base, rel, "desktop")
+    page, first = open_page(context, base, rel, "desktop", plant)
     out = {}
     try:
         for name, (w, h) in WIDTHS.items():

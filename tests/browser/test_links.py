@@ -55,10 +55,8 @@ def site_pages() -> list[Path]:
     )
 
 
-def test_every_internal_link_and_anchor_resolves():
-    pages = site_pages()
-    if not pages:
-        pytest.skip(f"the book is not built ({HTML_DIR})")
+def broken_links(pages: list[Path], root: Path = HTML_DIR) -> tuple[list[str], int]:
+    """(every internal link or anchor of these pages that does not resolve, links checked)."""
     broken, checked = [], 0
     for page in pages:
         for href in parsed(page).hrefs:
@@ -69,13 +67,21 @@ def test_every_internal_link_and_anchor_resolves():
             target = (page.parent / unquote(parts.path)).resolve() if parts.path else page
             if target.is_dir():
                 target = target / "index.html"
-            where = f"{page.relative_to(HTML_DIR)}: {href}"
+            where = f"{page.relative_to(root)}: {href}"
             if not target.is_file():
                 broken.append(f"{where} (no file {target})")
                 continue
             if parts.fragment and target.suffix == ".html":
                 if unquote(parts.fragment) not in parsed(target).ids:
                     broken.append(f"{where} (no anchor #{parts.fragment})")
+    return broken, checked
+
+
+def test_every_internal_link_and_anchor_resolves():
+    pages = site_pages()
+    if not pages:
+        pytest.skip(f"the book is not built ({HTML_DIR})")
+    broken, checked = broken_links(pages)
     print(f"{checked} internal links on {len(pages)} pages")
     assert checked > 100, f"only {checked} internal links found: is the build complete?"
     assert not broken, f"{len(broken)} of {checked} internal links broken:\n  " + "\n  ".join(broken[:20])

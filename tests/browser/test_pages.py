@@ -38,26 +38,20 @@ def describe(items, n=8) -> str:
     return "\n  " + "\n  ".join(str(i) for i in items[:n]) + more
 
 
-@pages()
-def test_loads_with_no_console_error(site, page):
-    v = site(page)["desktop"]
-    # Any message fails: issue 8 found the doubled "Identifier 'THEBE_JS_URL' has already been
-    # declared" and the theme's "Got invalid theme mode" on first visit in every console.
-    assert not v.render, f"{page}: {v.render}"
-    assert not v.failed, f"{page}: local requests failed:{describe(v.failed)}"
-    assert not v.console, f"{page}: console errors:{describe(v.console)}"
+# -- what each check finds on one visit (tests/browser/test_checks_catch_defects.py plants each defect
+#    in a copy of a page and asserts the same finder reports it) --------------------------------------
+
+def console_problems(v) -> list[str]:
+    """Render timeouts, failed local requests and console errors of the load."""
+    return ([f"did not render: {r}" for r in v.render] + [f"local request failed: {f}" for f in v.failed]
+            + [f"console: {c}" for c in v.console])
 
 
-@pages()
-def test_no_request_leaves_localhost(site, page):
-    v = site(page)["desktop"]
-    assert not v.offsite, f"{page}: requests to the internet (blocked):{describe(v.offsite)}"
+def offsite_problems(v) -> list[str]:
+    return [f"request to the internet (blocked): {u}" for u in v.offsite]
 
 
-@per_width()
-@pages(only=WIDGET_PAGES)
-def test_explorers_show_picture_and_controls(site, page, width):
-    v = site(page)[width]
+def explorer_problems(v) -> list[str]:
     bad = []
     for e in v.dom["explorers"]:
         where = f"{e['section']} ({e['title'][:30]})"
@@ -67,22 +61,14 @@ def test_explorers_show_picture_and_controls(site, page, width):
             bad.append(f"{where}: zero width: {', '.join(e['zero'][:4])}")
         if e["offscreen"]:
             bad.append(f"{where}: controls off the screen: {', '.join(e['offscreen'][:4])}")
-    assert not bad, f"{page} at {width}:{describe(bad)}"
+    return bad
 
 
-def test_chapters_have_explorers(site):
-    found = {p: len(site(p)["desktop"].dom["explorers"]) for p in WIDGET_PAGES}
-    assert all(found.values()), f"a chapter shows no explorer: {found}"
-
-
-@per_width()
-@pages()
-def test_navigation_and_contents_drawers_open(site, page, width):
-    d = site(page)[width].drawers
+def drawer_problems(v) -> list[str]:
     bad = []
     for which, name in (("primary", "navigation"), ("secondary", "page contents")):
-        got = d[which]
-        if width == "desktop":
+        got = v.drawers[which]
+        if v.width == "desktop":
             # A laptop shows the navigation; its button may hide and show it again.
             if which == "primary" and not (got["before"] or got["after"]):
                 bad.append(f"{name}: not shown, and its button does not open it")
@@ -96,51 +82,102 @@ def test_navigation_and_contents_drawers_open(site, page, width):
             elif not got["after"]:
                 why = f" ({got['error']})" if got.get("error") else ""
                 bad.append(f"{name}: the button does not open its drawer{why}")
+    return bad
+
+
+def clipped_problems(v) -> list[str]:
+    return [f"{c['section']}: {c['verdict']}: {c['text']}" for c in v.dom["clipped"]]
+
+
+def raw_markup_problems(v) -> list[str]:
+    return [f"{r['kind']} in {r['section']}: ...{r['text']}..." for r in v.dom["raw"]]
+
+
+MIN_PADDING_PX = 4  # per side, horizontally: "0.00034,624" is what 1 px gives
+
+
+def padding_problems(v) -> list[str]:
+    return [f"{t['section']}: {t['minPadding']:g} px ({t['cells']} cells; {t['head'][:40]})"
+            for t in v.dom["tables"] if t["minPadding"] < MIN_PADDING_PX]
+
+
+def static_explorer_problems(v) -> list[str]:
+    bad = []
+    for e in v.dom["explorers"]:
+        where = e["section"]
+        if not e["note"]:
+            bad.append(f"{where}: no line saying how to make it live (launch button or `make lab`)")
+        if e["live"]:
+            bad.append(f"{where}: {len(e['live'])} controls move with no kernel: {', '.join(e['live'][:3])}")
+    return bad
+
+
+BLOCKING = ("critical", "serious")
+
+
+def axe_problems(v) -> list[str]:
+    return [f"{rule} ({impact}): {n} elements" for rule, (impact, n) in (v.axe or {}).items()
+            if impact in BLOCKING]
+
+
+# -- the checks, on every page of the table of contents ---------------------------------------------
+
+@pages()
+def test_loads_with_no_console_error(site, page):
+    # Any message fails: issue 8 found the doubled "Identifier 'THEBE_JS_URL' has already been
+    # declared" and the theme's "Got invalid theme mode" on first visit in every console.
+    bad = console_problems(site(page)["desktop"])
+    assert not bad, f"{page}:{describe(bad)}"
+
+
+@pages()
+def test_no_request_leaves_localhost(site, page):
+    bad = offsite_problems(site(page)["desktop"])
+    assert not bad, f"{page}:{describe(bad)}"
+
+
+@per_width()
+@pages(only=WIDGET_PAGES)
+def test_explorers_show_picture_and_controls(site, page, width):
+    bad = explorer_problems(site(page)[width])
+    assert not bad, f"{page} at {width}:{describe(bad)}"
+
+
+def test_chapters_have_explorers(site):
+    found = {p: len(site(p)["desktop"].dom["explorers"]) for p in WIDGET_PAGES}
+    assert all(found.values()), f"a chapter shows no explorer: {found}"
+
+
+@per_width()
+@pages()
+def test_navigation_and_contents_drawers_open(site, page, width):
+    bad = drawer_problems(site(page)[width])
     assert not bad, f"{page} at {width}:{describe(bad)}"
 
 
 @pages()
 @pytest.mark.parametrize("width", WIDTHS)
 def test_nothing_clipped_without_scrollbar(site, page, width):
-    clipped = site(page)[width].dom["clipped"]
-    shown = [f"{c['section']}: {c['verdict']}: {c['text']}" for c in clipped]
+    shown = clipped_problems(site(page)[width])
     assert not shown, f"{page} at {width}, {len(shown)} clipped:{describe(shown)}"
 
 
 @pages()
 def test_no_raw_markup_in_text(site, page):
-    raw = site(page)["desktop"].dom["raw"]
-    shown = [f"{r['kind']} in {r['section']}: ...{r['text']}..." for r in raw]
+    shown = raw_markup_problems(site(page)["desktop"])
     assert not shown, f"{page}:{describe(shown)}"
-
-
-MIN_PADDING_PX = 4  # per side, horizontally: "0.00034,624" is what 1 px gives
 
 
 @pages()
 def test_tables_have_readable_padding(site, page):
-    tables = site(page)["desktop"].dom["tables"]
-    tight = [
-        f"{t['section']}: {t['minPadding']:g} px ({t['cells']} cells; {t['head'][:40]})"
-        for t in tables
-        if t["minPadding"] < MIN_PADDING_PX
-    ]
+    tight = padding_problems(site(page)["desktop"])
     assert not tight, f"{page}: tables with under {MIN_PADDING_PX} px padding:{describe(tight)}"
 
 
 @pages(only=WIDGET_PAGES)
 def test_static_explorers_say_how_to_go_live(site, page):
-    bad = []
-    for e in site(page)["desktop"].dom["explorers"]:
-        where = e["section"]
-        if not e["note"]:
-            bad.append(f"{where}: no line saying how to make it live (launch button or `make lab`)")
-        if e["live"]:
-            bad.append(f"{where}: {len(e['live'])} controls move with no kernel: {', '.join(e['live'][:3])}")
+    bad = static_explorer_problems(site(page)["desktop"])
     assert not bad, f"{page}:{describe(bad)}"
-
-
-BLOCKING = ("critical", "serious")
 
 
 # Not an issue-8 item: docutils writes the bibliography as <div role="list"> whose
@@ -151,6 +188,5 @@ AXE_KNOWN = {"book/references.html": pytest.mark.xfail(
 
 @pages(AXE_KNOWN)
 def test_accessibility_no_serious_violation(site, page):
-    found = site(page)["desktop"].axe or {}
-    bad = [f"{rule} ({impact}): {n} elements" for rule, (impact, n) in found.items() if impact in BLOCKING]
+    bad = axe_problems(site(page)["desktop"])
     assert not bad, f"{page}: axe-core:{describe(bad)}"

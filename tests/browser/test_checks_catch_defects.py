@@ -1,0 +1,131 @@
+"""The browser checks are alive: each one reports its defect when the defect comes back.
+
+A check that never fails proves nothing (the source's testbench lesson: a test
+suite is judged by the wrong designs it catches). Here one chapter page is
+served with every defect the checks guard planted in its HTML on the way to
+the browser (``browsing.visit_page(..., plant=...)``; the built file is not
+touched), and each finder of ``test_pages.py`` must report its own defect
+while the same page, unplanted, passes them all (``test_pages.py``). The link
+check gets a two-page site with a missing file and a missing anchor.
+
+Each planted defect is one the reader review found or one a check names:
+a console error, a request to the internet, raw MyST and TeX in the prose,
+a code output cut off without a scrollbar, a table with 1 px padding, an
+image without alt text (axe-core's image-alt, critical), explorer controls
+pushed off the screen, a navigation drawer whose button opens nothing (phone
+width), and static explorers whose controls move with no kernel and no note
+(the static-widgets script removed).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+import browsing
+from test_links import broken_links
+from test_pages import (
+    axe_problems,
+    clipped_problems,
+    console_problems,
+    drawer_problems,
+    explorer_problems,
+    offsite_problems,
+    padding_problems,
+    raw_markup_problems,
+    static_explorer_problems,
+)
+
+PAGE = "notebooks/03_where_the_traffic_lands.html"  # the smallest chapter with an explorer
+MARK = "planted-defect"
+
+STYLE = f"""<style id="{MARK}-style">
+  .widget-subarea .widget-slider {{ position: relative; left: 3000px; }}
+  #pst-primary-sidebar, .bd-sidebar-primary {{ display: none !important; }}
+</style>"""
+CONSOLE = f'<script>console.error("{MARK}: console");</script>'
+BODY = f"""
+<section id="{MARK}">
+  <p>{MARK}: a role left raw, {{math}}`x^2`.</p>
+  <p>{MARK}: a TeX command left raw, \\frac{{a}}{{b}}.</p>
+  <div class="cell_output"><pre style="overflow-x: hidden; width: 200px">{MARK}: {"0123456789 " * 40}</pre></div>
+  <table><tbody><tr><td style="padding: 1px">{MARK}</td><td style="padding: 1px">1,234</td></tr></tbody></table>
+  <img src="https://{MARK}.invalid/picture.png" alt="{MARK}: an image from the internet">
+  <img src="data:image/gif;base64,R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7" width="40" height="40">
+</section>
+"""
+
+
+def plant(html: str) -> str:
+    """Every defect at once: the checks read different things, so each must still find its own."""
+    html, n = re.subn(r'<script[^>]*static-widgets\.js[^>]*></script>', "", html)
+    assert n == 1, "the page no longer loads static-widgets.js: update the drill"
+    html = html.replace("</head>", STYLE + CONSOLE + "</head>", 1)
+    main = re.search(r"<main[^>]*>", html)
+    assert main, "the page has no <main>: update the drill"
+    return html[: main.end()] + BODY + html[main.end():]
+
+
+@pytest.fixture(scope="module")
+def planted():
+    if not (browsing.HTML_DIR / PAGE).is_file():
+        pytest.skip(f"the book is not built ({browsing.HTML_DIR / PAGE} is missing)")
+    with browsing.serve() as base, browsing.chromium() as browser:
+        context = browsing.new_context(browser)
+        visits = browsing.visit_page(context, base, PAGE, axe=True, plant=plant)
+        context.close()
+    return visits
+
+
+def mentions(problems: list[str], *words: str) -> bool:
+    return any(all(w in p for w in words) for p in problems)
+
+
+def test_console_check_catches_a_console_error(planted):
+    assert mentions(console_problems(planted["desktop"]), MARK, "console")
+
+
+def test_offline_check_catches_a_request_to_the_internet(planted):
+    assert mentions(offsite_problems(planted["desktop"]), f"{MARK}.invalid")
+
+
+def test_markup_check_catches_raw_myst_and_tex(planted):
+    found = raw_markup_problems(planted["desktop"])
+    assert mentions(found, "MyST role") and mentions(found, "TeX command"), found
+
+
+@pytest.mark.parametrize("width", list(browsing.WIDTHS))
+def test_clipping_check_catches_output_cut_without_scrollbar(planted, width):
+    assert mentions(clipped_problems(planted[width]), MARK, "cut at"), clipped_problems(planted[width])
+
+
+def test_padding_check_catches_a_tight_table(planted):
+    assert mentions(padding_problems(planted["desktop"]), "1 px", MARK)
+
+
+def test_axe_catches_an_image_without_alt_text(planted):
+    assert mentions(axe_problems(planted["desktop"]), "image-alt"), planted["desktop"].axe
+
+
+def test_layout_check_catches_controls_off_the_screen(planted):
+    assert mentions(explorer_problems(planted["desktop"]), "controls off the screen")
+
+
+def test_drawer_check_catches_a_navigation_button_that_opens_nothing(planted):
+    assert mentions(drawer_problems(planted["phone"]), "navigation"), planted["phone"].drawers
+
+
+def test_static_check_catches_live_controls_without_a_kernel(planted):
+    found = static_explorer_problems(planted["desktop"])
+    assert mentions(found, "controls move with no kernel") and mentions(found, "how to make it live"), found
+
+
+def test_link_check_catches_a_missing_page_and_a_missing_anchor(tmp_path: Path):
+    (tmp_path / "a.html").write_text('<a href="b.html#here">ok</a> <a href="b.html#gone">anchor</a> '
+                                     '<a href="c.html">page</a> <a href="https://example.org">offsite</a>')
+    (tmp_path / "b.html").write_text('<h1 id="here">B</h1>')
+    broken, checked = broken_links([tmp_path / "a.html", tmp_path / "b.html"], root=tmp_path)
+    assert checked == 3
+    assert len(broken) == 2 and mentions(broken, "#gone") and mentions(broken, "c.html"), broken
