@@ -152,6 +152,11 @@
     }
   }
 
+  // MathJax typesets a formula it cannot parse as a red error box (<mjx-merror>): as bad as raw TeX.
+  main.querySelectorAll('mjx-merror').forEach(e => {
+    raw.push({kind: 'TeX error', section: sectionOf(e), text: (e.getAttribute('data-mjx-error') || text(e, 60))});
+  });
+
   // ---- table padding: every shown table's cells ----
   const tables = [];
   main.querySelectorAll('table').forEach(t => {

@@ -10,6 +10,7 @@ check gets a two-page site with a missing file and a missing anchor.
 
 Each planted defect is one the reader review found or one a check names:
 a console error, a request to the internet, raw MyST and TeX in the prose,
+a formula MathJax cannot parse,
 a code output cut off without a scrollbar, a table with 1 px padding, an
 image without alt text (axe-core's image-alt, critical), explorer controls
 pushed off the screen, a navigation drawer whose button opens nothing (phone
@@ -50,6 +51,7 @@ BODY = f"""
 <section id="{MARK}">
   <p>{MARK}: a role left raw, {{math}}`x^2`.</p>
   <p>{MARK}: a TeX command left raw, \\frac{{a}}{{b}}.</p>
+  <div class="math notranslate nohighlight">\\[\\frac{{1}}\\]</div>
   <div class="cell_output"><pre style="overflow-x: hidden; width: 200px">{MARK}: {"0123456789 " * 40}</pre></div>
   <table><tbody><tr><td style="padding: 1px">{MARK}</td><td style="padding: 1px">1,234</td></tr></tbody></table>
   <img src="https://{MARK}.invalid/picture.png" alt="{MARK}: an image from the internet">
@@ -93,7 +95,7 @@ def test_offline_check_catches_a_request_to_the_internet(planted):
 
 def test_markup_check_catches_raw_myst_and_tex(planted):
     found = raw_markup_problems(planted["desktop"])
-    assert mentions(found, "MyST role") and mentions(found, "TeX command"), found
+    assert mentions(found, "MyST role") and mentions(found, "TeX command") and mentions(found, "TeX error"), found
 
 
 @pytest.mark.parametrize("width", list(browsing.WIDTHS))
