@@ -67,12 +67,15 @@ mutants: $(STAMP)
 
 # JupyterLab beside the book's own packages (its kernel is the book's pinned environment,
 # otter-grader included for the exercises), kept out of .venv: it slows `import nbformat`.
+# Its kernel is named as the notebooks store it ("Python 3"): otherwise JupyterLab marks every
+# chapter modified on opening, and its autosave rewrites the kernelspec line of the file.
 LAB_STAMP := .venv-lab/.installed-stamp
 LAB_PKGS  := jupyterlab==4.6.6 jupyterlab-myst==2.7.0
 $(LAB_STAMP): requirements.txt pyproject.toml
 	@test -x .venv-lab/bin/python || $(PYTHON) -m venv .venv-lab
 	.venv-lab/bin/python -m pip install --quiet --upgrade pip
 	.venv-lab/bin/python -m pip install --quiet -r requirements.txt $(LAB_PKGS)
+	.venv-lab/bin/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3"
 	@touch $(LAB_STAMP)
 
 # JupyterLab refuses to run as root unless told to (containers, CI machines).
