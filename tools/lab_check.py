@@ -64,6 +64,12 @@ SETTINGS = {
 # A directive or role that reached the page as text: jupyterlab-myst did not render it.
 RAW_MYST = re.compile(r"```\{|\{(?:note|warning|admonition|tip|important|ref|doc|term|numref|eq|math|cite(?::\w+)?|glue(?::\w+)?)\}")
 
+# An admonition directive in a markdown cell's source (each must be drawn as a box).
+ADMONITION = re.compile(
+    r"^(?:```|:::)\{(?:admonition|note|warning|tip|important|caution|danger|seealso|hint|attention|error)\}",
+    re.M,
+)
+
 MARKDOWN_JS = """
 () => {
   const cells = [...document.querySelectorAll('.jp-Notebook .jp-MarkdownCell')];
@@ -203,8 +209,7 @@ def check_chapter(context, base: str, token: str, notebook: str, out: Path, time
     page.screenshot(path=str(out / f"{stem}-opened.png"))
     source = json.loads((REPO / notebook).read_text(encoding="utf-8"))
     expected_admonitions = sum(
-        len(re.findall(r"^(?:```|:::)\{(?:admonition|note|warning|tip|important|caution|danger|seealso|hint|attention|error)\}",
-                       "".join(c["source"]), re.M))
+        len(ADMONITION.findall("".join(c["source"])))
         for c in source["cells"] if c["cell_type"] == "markdown"
     )
     raw = sorted(set(RAW_MYST.findall(md["text"])))
