@@ -15,7 +15,8 @@ Starts JupyterLab through `make lab` (headless, on 127.0.0.1, a random port in
    picture (and the key-press-to-new-picture time is reported).
 
 Then it shuts the server down. JupyterLab's settings and workspaces go to a
-scratch folder, with autosave off, so the check never rewrites a notebook.
+scratch folder, with autosave off, so the check never rewrites a notebook (it
+fails if one changed), and the .ipynb_checkpoints folders it caused are removed.
 Screenshots: <out>/<chapter>-opened.png, -ran.png, -moved.png.
 
 Usage: python tools/lab_check.py [notebooks/NN_x.ipynb ...] [--out _build/lab_check]
@@ -299,6 +300,9 @@ def main() -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     watched = sorted((REPO / "notebooks").glob("*.ipynb")) + sorted((REPO / "exercises").glob("*.ipynb"))
     before = digest(watched)
+    # JupyterLab writes a checkpoint folder beside every notebook it opens; remove the new ones.
+    checkpoints = {(REPO / nb).parent / ".ipynb_checkpoints" for nb in args.notebooks}
+    new_checkpoints = {c for c in checkpoints if not c.exists()}
     start = time.perf_counter()
     port, token = free_port(), secrets.token_hex(16)
     base = f"http://127.0.0.1:{port}"
@@ -321,6 +325,8 @@ def main() -> int:
     finally:
         stop_lab(proc, base, token)
         shutil.rmtree(scratch, ignore_errors=True)
+        for c in new_checkpoints:
+            shutil.rmtree(c, ignore_errors=True)
     total = time.perf_counter() - start
     if digest(watched) != before:
         results.append({"chapter": "notebooks/, exercises/", "timings_s": {},
