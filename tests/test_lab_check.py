@@ -55,3 +55,10 @@ def test_lab_kernel_has_the_name_every_notebook_stores():
     for nb in sorted((REPO / "notebooks").glob("*.ipynb")) + sorted((REPO / "exercises").glob("*.ipynb")):
         spec = json.loads(nb.read_text(encoding="utf-8"))["metadata"]["kernelspec"]
         assert (spec["name"], spec["display_name"]) == (m.group(1), m.group(2)), nb.name
+
+
+def test_binder_renders_myst_with_the_same_pin_as_make_lab():
+    pins = re.search(r"^LAB_PKGS\s*:=\s*(.+)$", MAKEFILE, re.M).group(1).split()
+    myst = next(p for p in pins if p.startswith("jupyterlab-myst=="))
+    binder = (REPO / "binder" / "requirements.txt").read_text(encoding="utf-8").split("\n")
+    assert myst in binder
