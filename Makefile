@@ -4,6 +4,7 @@
 #   make refresh  re-execute every committed notebook in place, top to bottom, in a fresh kernel
 #   make mutants  mutation testing of the model modules (mutmut; slow, not part of make test)
 #   make lab      open the chapters and exercises in JupyterLab (a separate environment, .venv-lab)
+#   make lab-check  start make lab headless, run a chapter and move a slider in Chromium
 #   make screenshots  every page of the built book at 1366 and 390 px wide, into _build/screenshots/
 #   make pdf      the PDF edition, _build/pdf/book.pdf (single-page build printed by headless Chromium)
 #   make live-kernel  move a slider of every explorer in a live kernel (Voila, .venv-browser)
@@ -19,10 +20,10 @@ BROWSER_STAMP := $(BROWSER_VENV)/.installed-stamp
 export PATH := $(BIN):$(PATH)
 export PYTHONHASHSEED := 0
 
-.PHONY: book test unit nbval build-check refresh lab bench clean help browser-check screenshots pdf live-kernel actionlint a11y-contrast mutants
+.PHONY: book test unit nbval build-check refresh lab lab-check bench clean help browser-check screenshots pdf live-kernel actionlint a11y-contrast mutants
 
 help:
-	@sed -n '2,10p' Makefile
+	@sed -n '2,11p' Makefile
 
 $(STAMP): requirements.txt pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -65,18 +66,35 @@ MODULES ?=
 mutants: $(STAMP)
 	nice $(BIN)/python tools/mutants/run.py --jobs $(JOBS) $(MODULES)
 
+# JupyterLab beside the book's own packages (its kernel is the book's pinned environment,
+# otter-grader included for the exercises), kept out of .venv: it slows `import nbformat`.
+# Its kernel is named as the notebooks store it ("Python 3"): otherwise JupyterLab marks every
+# chapter modified on opening, and its autosave rewrites the kernelspec line of the file.
 LAB_STAMP := .venv-lab/.installed-stamp
+LAB_PKGS  := jupyterlab==4.6.6 jupyterlab-myst==2.7.0
 $(LAB_STAMP): requirements.txt pyproject.toml
 	@test -x .venv-lab/bin/python || $(PYTHON) -m venv .venv-lab
 	.venv-lab/bin/python -m pip install --quiet --upgrade pip
-	.venv-lab/bin/python -m pip install --quiet -r requirements.txt jupyterlab jupyterlab-myst==2.7.0
+	.venv-lab/bin/python -m pip install --quiet -r requirements.txt $(LAB_PKGS)
+	.venv-lab/bin/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3"
 	@touch $(LAB_STAMP)
 
 # JupyterLab refuses to run as root unless told to (containers, CI machines).
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
+# LAB_ARGS adds options, e.g. LAB_ARGS="--no-browser --ip=127.0.0.1 --port=8123".
+LAB_ARGS ?=
 lab: $(LAB_STAMP)
-	.venv-lab/bin/jupyter lab $(ALLOW_ROOT) --notebook-dir=$(CURDIR) --LabApp.default_url=/lab/tree/notebooks
+	.venv-lab/bin/jupyter lab $(ALLOW_ROOT) --notebook-dir=$(CURDIR) --LabApp.default_url=/lab/tree/notebooks $(LAB_ARGS)
+
+# `make lab` as a reader uses it, headless (not part of make test; about 2 min): start it on
+# 127.0.0.1, open a chapter in Chromium, check the MyST rendering, Run All Cells, move an
+# explorer's slider by keyboard and see its picture change, stop the server. Screenshots and
+# the server's log in _build/lab_check/. LAB_CHECK="notebooks/04_designs_compared.ipynb" picks
+# other chapters.
+LAB_CHECK ?= notebooks/01_peak_is_bought.ipynb
+lab-check: $(STAMP) $(LAB_STAMP)
+	$(BIN)/python tools/lab_check.py --make "$(MAKE)" $(LAB_CHECK)
 
 # Exercises: masters with solutions and hidden tests in solutions/, student
 # copies (public tests only) generated into exercises/, graded by otter-grader.
