@@ -57,14 +57,16 @@ def view_scale(ax: Axes) -> Updater:
         b.set_animated(True)
     ax.set(yticks=y, yticklabels=_SCALE_ROWS, xscale="log", xlim=(10, 200_000), xlabel="GPUs (log scale)")
     ax.invert_yaxis()
-    ax.figure.subplots_adjust(left=0.26, right=0.97, bottom=0.16, top=0.86)
-    for value, name, ha in ((megascale_tor_set()[1], "MegaScale ToR set", "right"),
-                            (meta_zone()[0], "Meta pod", "right"), (tpu_v4_machine()[1], "TPU v4 machine", "left")):
+    ax.figure.subplots_adjust(left=0.26, right=0.97, bottom=0.27, top=0.84)
+    # the other designs' units as dotted lines, named above the plot on two staggered rows
+    for value, name, ha, row in ((megascale_tor_set()[1], "MegaScale ToR set", "right", 0),
+                                 (meta_zone()[0], "Meta pod", "right", 1),
+                                 (tpu_v4_machine()[1], "TPU v4 machine", "left", 0)):
         ax.axvline(value, color=GREY, lw=0.8, ls=":")
-        ax.text(value * (0.95 if ha == "right" else 1.05), -0.75, f"{name} ({value:,})", fontsize=7, ha=ha,
-                color="#555555")
+        ax.text(value * (0.95 if ha == "right" else 1.05), 1.02 + 0.08 * row, f"{name} ({value:,})", fontsize=7,
+                ha=ha, color="#555555", transform=ax.get_xaxis_transform())
     labels = [ax.text(0, i, "", va="center", fontsize=8, animated=True) for i in y]
-    status = _status(ax, 0.98, 0.96, ha="right")
+    status = ax.text(1.0, -0.3, "", transform=ax.transAxes, ha="right", va="top", fontsize=8.5, animated=True)
 
     def update(p: Inputs, mode: Any = None) -> None:
         s = hpn_scale(p["chip_tbps"], p["nic_gbps"])
@@ -75,7 +77,8 @@ def view_scale(ax: Axes) -> Updater:
             text.set_position((v * 1.1, text.get_position()[1]))
             text.set_text(f"{v:,}")
         flag = "  ⚠ over one building" if s.binding == "building power" else ""
-        status.set_text(f"pod {s.pod_power_mw:.1f} MW vs {BUILDING_LIMIT_MW:g} MW: binds: {s.binding}{flag}")
+        status.set_text(f"a 15:1 pod draws {s.pod_power_mw:.1f} MW against one building's {BUILDING_LIMIT_MW:g} MW: "
+                        f"{s.binding} limit{'s' if s.binding == 'building power' else ''} it{flag}")
 
     return update
 
@@ -83,10 +86,10 @@ def view_scale(ax: Axes) -> Updater:
 def scale_explorer() -> ModelView:
     """Panel 13.1: switch-chip generation and NIC speed → GPUs per tier, pod power, the binding constraint."""
     return ModelView(
-        hpn_scale, [Slider("chip_tbps", 51.2, 102.4, 51.2, step=51.2, label="switch chip, Tb/s"),
+        hpn_scale, [Slider("chip_tbps", 51.2, 102.4, 51.2, step=51.2, label="switch chip, Tb/s", readout_format=".1f"),
                     Slider("nic_gbps", 400, 800, 400, step=400, label="NIC per GPU, Gb/s")],
         view_scale, formats={"pod_power_mw": ".1f", "buildings_needed": ".2f"},
-        title="Panel 13.1 · What one tier holds, by chip generation and NIC speed", figsize=(7.0, 3.2))
+        title="Panel 13.1 · What one tier holds, by chip generation and NIC speed", figsize=(7.0, 3.5))
 
 
 # -- Panel 13.2: Table II ------------------------------------------------------------------
@@ -282,7 +285,8 @@ def decision_explorer() -> ModelView:
         [Slider("gpus_3y", 1_024, 131_072, DEFAULTS["gpus_3y"], step=1_024, label="GPUs in three years"),
          Slider("power_mw", 10.0, 200.0, DEFAULTS["power_mw"], step=10.0, label="building power, MW"),
          Slider("moe_pct", 0.0, 100.0, DEFAULTS["moe_pct"], step=5.0, label="MoE share, %"),
-         Slider("chip_tbps", 51.2, 102.4, DEFAULTS["chip_tbps"], step=51.2, label="switch chip, Tb/s")],
+         Slider("chip_tbps", 51.2, 102.4, DEFAULTS["chip_tbps"], step=51.2, label="switch chip, Tb/s",
+                readout_format=".1f")],
         view_decision,
         checkboxes={"shared_hosts": DEFAULTS["shared_hosts"], "own_stack": DEFAULTS["own_stack"],
                     "can_fork": DEFAULTS["can_fork"], "cost_sensitive": DEFAULTS["cost_sensitive"]},
