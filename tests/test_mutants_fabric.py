@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from clustermath.fabric_choice import choose_fabric, rank_after_each_change
+from clustermath.fabric_choice import DEFAULTS, choose_fabric, rail_only_ever_first, rank_after_each_change
 from clustermath.fabric_designs import (
     clos_max_gpus, clos_ports, clos_switches, clos_tiers, hpn_scale, megascale_tor_set, meta_zone, spine_cost,
     table2_row, tier_counts, tiers_for, tpu_v4_machine, transfer_step,
@@ -198,3 +198,300 @@ def test_transfer_step_walks_the_whole_path_and_stays_at_the_end(pattern):
         at, link, network = path[min(step, len(path) - 1)]
         assert (s.step, s.at, s.link, s.network_links, s.total_links) == (step, at, link, network, len(path) - 1)
         assert s.done == (step >= len(path) - 1)
+
+
+# -- fabric_choice: each rule at its threshold, every reason as printed --------------------------
+
+def rules(**inputs) -> list[tuple[str, int, str]]:
+    return list(choose_fabric(**{**DEFAULTS, **inputs}).rules)
+
+
+def fired(**inputs) -> list[tuple[str, int]]:
+    return [(pattern, points) for pattern, points, _ in rules(**inputs)]
+
+
+def test_defaults_fire_four_rules_and_ties_keep_the_pattern_order():
+    c = choose_fabric()
+    assert c.rules == (
+        ("hpn", 2, "fits one 51.2T segment (1,024 GPUs): one hop per rail"),
+        ("meta", 2, "fits one full-bisection Meta pod (3,072 GPUs)"),
+        ("torus", 2, "fits one torus machine (4,096 chips) and you own the stack"),
+        ("meta", -1, "no team to change hash and library: QP scaling is out of reach"))
+    assert c.scores == {"meta": 1, "hpn": 2, "torus": 2, "rail_only": 0}
+    assert c.ranking == ("hpn", "torus", "meta", "rail_only") and (c.first, c.last) == ("hpn", "rail_only")
+    assert (c.target_gpus, c.building_gpus) == (1_024, 66_666)
+
+
+def test_every_other_rule_with_its_reason():
+    c = choose_fabric(gpus_now=1_025, gpus_3y=1, power_mw=1.2, moe_pct=10.0, shared_hosts=True, own_stack=False,
+                      can_fork=True, cost_sensitive=True, chip_tbps=102.4)
+    assert c.rules == (
+        ("hpn", 2, "fits one 102.4T segment (2,048 GPUs): one hop per rail"),
+        ("meta", 2, "fits one full-bisection Meta pod (3,072 GPUs)"),
+        ("torus", -3, "a torus assumes one owner for chip, compiler, scheduler and switch"),
+        ("hpn", 1, "target exceeds one building (1,000 GPUs at 1.2 kW): a thin core across buildings"),
+        ("rail_only", -1, "every rail would span buildings (fibres over 100 m)"),
+        ("rail_only", -4, "MoE share 10% ≥ 10%: all-to-all needs paths between rails"),
+        ("torus", -2, "MoE all-to-all must cross the mesh"),
+        ("rail_only", -4, "shared hosts: one tenant cannot relay over another's NVLink"),
+        ("rail_only", 2, "network cost matters: rail-only removes the spine (38-77% of network cost)"),
+        ("torus", 1, "network cost matters: optics are under 5% of system cost"),
+        ("meta", -1, "network cost matters: deep-buffer chassis cost more"),
+        ("meta", 1, "team can change hash and library: QP scaling on the destination QP"))
+    assert c.scores == {"meta": 2, "hpn": 3, "torus": -4, "rail_only": -7}
+    assert c.ranking == ("hpn", "meta", "torus", "rail_only") and c.target_gpus == 1_025
+    big = rules(gpus_3y=32_769)
+    assert ("hpn", 1, "fits one HPN pod (15,360 GPUs)") not in big
+    assert ("meta", 1, "fits eight Meta pods at 1:7 (24,576 GPUs)") not in big
+    assert ("torus", -1, "more than one torus machine (4,096 chips)") in big
+    assert ("rail_only", 2, "above 32,768 GPUs rail-only saves the most") in big
+    assert ("hpn", 1, "fits one HPN pod (15,360 GPUs)") in rules(gpus_3y=15_360)
+    assert ("meta", 1, "fits eight Meta pods at 1:7 (24,576 GPUs)") in rules(gpus_3y=24_576)
+
+
+@pytest.mark.parametrize("at, above, rule", [
+    (1_024, 1_025, ("hpn", 2)), (15_360, 15_361, ("hpn", 1)), (3_072, 3_073, ("meta", 2)),
+    (24_576, 24_577, ("meta", 1)), (4_096, 4_097, ("torus", 2)),
+])
+def test_scale_rules_hold_at_their_threshold_and_stop_one_above(at, above, rule):
+    assert rule in fired(gpus_3y=at) and rule not in fired(gpus_3y=above)
+
+
+@pytest.mark.parametrize("at, above, rule", [(4_096, 4_097, ("torus", -1)), (32_768, 32_769, ("rail_only", 2))])
+def test_size_penalties_start_one_above_their_threshold(at, above, rule):
+    assert rule not in fired(gpus_3y=at) and rule in fired(gpus_3y=above)
+
+
+def test_target_is_the_larger_count_and_the_building_rule_starts_above_it():
+    assert choose_fabric(gpus_now=3_000, gpus_3y=2_000).target_gpus == 3_000
+    assert choose_fabric(gpus_now=2_000, gpus_3y=3_000).target_gpus == 3_000
+    # 2.01 MW / 1.2 kW is 1674.9999999999998 in floating point: still 1,675 GPUs
+    assert choose_fabric(power_mw=2.01).building_gpus == 1_675
+    assert ("rail_only", -1) not in fired(gpus_3y=1_675, power_mw=2.01)
+    assert ("rail_only", -1) in fired(gpus_3y=1_676, power_mw=2.01)
+
+
+def test_workload_and_team_rules_at_their_thresholds():
+    assert {("rail_only", -4), ("torus", -2)} <= set(fired(moe_pct=10.0))
+    assert not {("rail_only", -4), ("torus", -2)} & set(fired(moe_pct=9.99))
+    assert fired(shared_hosts=True).count(("rail_only", -4)) == 1
+    assert ("torus", -3) in fired(own_stack=False) and ("torus", 2) not in fired(own_stack=False)
+    assert ("meta", 1) in fired(can_fork=True) and ("meta", -1) not in fired(can_fork=True)
+
+
+def test_rank_after_each_change_lists_every_other_value_once():
+    assert rank_after_each_change("rail_only") == [
+        ("gpus_now", 4_096, 4), ("gpus_now", 8_192, 3), ("gpus_now", 16_384, 3), ("gpus_3y", 4_096, 4),
+        ("gpus_3y", 16_384, 3), ("gpus_3y", 24_576, 3), ("gpus_3y", 65_536, 1), ("gpus_3y", 131_072, 2),
+        ("power_mw", 10.0, 4), ("power_mw", 20.0, 4), ("power_mw", 40.0, 4), ("power_mw", 200.0, 4),
+        ("moe_pct", 5.0, 4), ("moe_pct", 20.0, 4), ("moe_pct", 50.0, 4), ("shared_hosts", True, 4),
+        ("own_stack", False, 3), ("can_fork", True, 4), ("cost_sensitive", True, 3), ("chip_tbps", 102.4, 4)]
+    moved = rank_after_each_change("meta", can_fork=True)
+    assert ("can_fork", False, 3) in moved and not [r for r in moved if r[:2] == ("can_fork", True)]
+
+
+def test_rail_only_can_come_first_without_moe():
+    assert rail_only_ever_first(0.0)
+
+
+def test_decision_summary_flattens_the_choice():
+    from clustermath.fabric_choice import decision_summary
+    s = decision_summary()
+    assert (s.target_gpus, s.building_gpus, s.meta, s.hpn, s.torus, s.rail_only) == (1_024, 66_666, 1, 2, 2, 0)
+    assert (s.first, s.last) == ("HPN-style dual-plane", "rail-only")
+    assert s.risk_of_first.startswith("one tier holds 1,024 GPUs")
+    assert decision_summary(gpus_3y=65_536).first == "rail-only"
+
+
+# -- incast ----------------------------------------------------------------------------------------
+
+def test_incast_every_field_of_the_worked_example():
+    i = incast()
+    assert (i.shallow_per_port_mb, i.shallow_share_pct, i.deep_per_port_mb) == (0.78125, 54.0, 100.0)
+    assert (i.fits_shallow_port, i.fits_shallow_chip, i.fits_deep_port) == (False, True, True)
+    assert i.admission_bound_mb == pytest.approx(1.1)
+    assert incast(2).admission_bound_mb == pytest.approx(1.1)  # two senders: admission applies already
+
+
+def test_incast_fits_each_buffer_at_equality_and_not_above():
+    # 2 senders at 400G for 2 ms: 50 GB/s × 2 ms = 100 MB, exactly the 2 ms deep buffer
+    assert incast(2, 400, 2_000, 0).queued_mb == 100.0 and incast(2, 400, 2_000, 0).fits_deep_port
+    assert not incast(2, 400, 2_000.5, 0).fits_deep_port
+    assert not incast(2, 400, 1_000, 0, deep_ms=0.999).fits_deep_port and incast(2, 400, 1_000, 0, deep_ms=1).fits_deep_port
+    # 0.1 MB queued into a 0.1 MB chip of one port: fits the chip and the port, exactly
+    at = incast(2, 400, 2, 0, chip_mb=0.1, chip_ports=1)
+    assert (at.queued_mb, at.shallow_share_pct, at.fits_shallow_chip, at.fits_shallow_port) == (0.1, 100.0, True, True)
+    over = incast(2, 400, 2, 0, chip_mb=0.0999, chip_ports=1)
+    assert not over.fits_shallow_chip and not over.fits_shallow_port
+
+
+def test_incast_with_no_memory_and_no_senders():
+    assert incast(0, chip_mb=0).shallow_share_pct == float("inf") and incast(0).excess_senders == 0
+    assert incast(2, chip_mb=0).shallow_share_pct == float("inf")
+    assert incast(16, 400, 22, 0).window_us == 22.0 and incast(16, 400, 0, 50).window_us == 50.0
+
+
+def test_queue_trace_samples_the_window_evenly():
+    t, q = queue_trace(3, 80, 10, 0, points=3)  # 20 GB/s for 10 µs: 0.2 MB at the end
+    assert t.tolist() == [0.0, 5.0, 10.0] and q == pytest.approx([0.0, 0.1, 0.2])
+    t, q = queue_trace(points=2)
+    assert t.tolist() == [0.0, 72.0] and q == pytest.approx([0.0, 54.0])
+    assert queue_trace()[0].size == 145
+    assert queue_trace(admission=True, cap_mb=0.5)[1].max() == 0.5  # the smaller of the cap and the BDP
+    assert queue_trace(admission=True, cap_mb=2.0)[1].max() == pytest.approx(1.1)
+    assert queue_trace(admission=False, cap_mb=2.0)[1].max() == 2.0
+    with pytest.raises(ValueError, match="^points "):
+        queue_trace(points=1)
+
+
+def test_bdp_and_ecn_bound_scale_with_each_input():
+    assert bdp_bytes(800, 10) == pytest.approx(1e6) and bdp_bytes(0, 22) == 0.0
+    assert ecn_bound(0, 1) == 0.0 and ecn_bound(7, 1) == 7.0
+
+
+# -- load_balance: the vectorised models against plain loops ----------------------------------------
+
+def _hash_reference(header: int, salt: int) -> int:
+    x = ((header ^ salt) * 0x9E3779B1) % 2**64
+    x ^= x >> 15
+    x = (x * 0x85EBCA77) & 0xFFFFFFFF
+    return x ^ (x >> 13)
+
+
+@pytest.mark.parametrize("links, flows, trials, seed", [(4, 6, 50, 0), (3, 1, 7, 2), (1, 3, 4, 1), (5, 40, 20, 9)])
+def test_hash_flows_equals_a_loop_over_trials(links, flows, trials, seed):
+    import numpy as np
+    picks = np.random.default_rng(seed).integers(0, links, size=(trials, flows), dtype=np.int32)
+    idle, ratio = [], []
+    for row in picks.tolist():
+        counts = [row.count(link) for link in range(links)]
+        idle.append(counts.count(0))
+        ratio.append(max(counts) / (flows / links))
+    r = hash_flows(links, flows, trials, seed)
+    assert (r.links, r.flows, r.trials) == (links, flows, trials)
+    assert r.formula_idle == expected_idle(links, flows)
+    assert r.simulated_idle == pytest.approx(sum(idle) / trials)
+    assert r.busiest_over_mean == pytest.approx(sum(ratio) / trials)
+    assert r.worst_busiest_over_mean == pytest.approx(max(ratio))
+    assert r.all_busy_pct == pytest.approx(100 * idle.count(0) / trials)
+
+
+def test_hash_flows_ends():
+    one = hash_flows(1, 3, 5)
+    assert (one.simulated_idle, one.busiest_over_mean, one.worst_busiest_over_mean, one.all_busy_pct) == (0, 1, 1, 100)
+    zero = hash_flows(4, 0, 10)
+    assert (zero.worst_busiest_over_mean, zero.all_busy_pct, zero.formula_idle) == (0.0, 0.0, 4.0)
+    assert hash_flows(16, 16, 50, seed=1) != hash_flows(16, 16, 50, seed=2)
+    assert expected_idle(2, 1) == 1.0 and expected_idle(4, 2) == pytest.approx(4 * 0.75 ** 2)
+
+
+@pytest.mark.parametrize("salted", [False, True])
+@pytest.mark.parametrize("links, flows, seed", [(8, 64, 0), (3, 20, 5), (1, 4, 1)])
+def test_polarized_loads_equal_two_tiers_of_a_plain_hash(links, flows, seed, salted):
+    import numpy as np
+    headers = np.random.default_rng(seed).integers(0, 2**31, size=flows).tolist()
+    loads = np.zeros((links, links), dtype=int)
+    for h in headers:
+        agg = _hash_reference(h, 0) % links
+        loads[agg, _hash_reference(h, 0x5BD1E995 * (agg + 1) if salted else 0) % links] += 1
+    assert polarized_loads(links, flows, seed, salted=salted).tolist() == loads.tolist()
+
+
+def test_polarization_uses_one_uplink_per_switch():
+    import numpy as np
+    same = polarized_loads(8, 64)
+    assert (same == np.diag(np.diag(same))).all()  # switch j sends every flow up its uplink j
+
+
+def test_queue_reduction_and_link_loads():
+    assert queue_reduction_pct(200, 50) == 75.0 and queue_reduction_pct(10, 0) == 100.0
+    assert queue_reduction_pct(10, 20) == -100.0  # a longer queue is a negative reduction
+    import numpy as np
+    picks = np.random.default_rng(3).integers(0, 5, size=12)
+    assert link_loads(5, 12, 3).tolist() == np.bincount(picks, minlength=5).astype(float).tolist()
+    assert link_loads(5, 12, 3).dtype == float and link_loads(5, 12, 4).tolist() != link_loads(5, 12, 3).tolist()
+    assert link_loads(4, 10, spray=True).tolist() == [2.5] * 4 and link_loads(4, 10, spray=True).size == 4
+
+
+# -- redundancy ------------------------------------------------------------------------------------
+
+def _binomial_goodput(p, slice_cubes, cubes, hosts_per_cube):
+    from math import comb
+    q = p ** hosts_per_cube
+    pmf = [comb(cubes, k) * q ** k * (1 - q) ** (cubes - k) for k in range(cubes + 1)]
+    ocs = 100 * sum(pk * (k // slice_cubes) * slice_cubes for k, pk in enumerate(pmf)) / cubes
+    return q, ocs, 100 * sum(pmf[slice_cubes:])
+
+
+@pytest.mark.parametrize("p, s, cubes, hosts", [(0.995, 16, 64, 16), (0.99, 5, 12, 2), (0.9, 1, 3, 1),
+                                                 (0.5, 3, 3, 1)])
+def test_slice_goodput_equals_the_binomial_sum(p, s, cubes, hosts):
+    g = slice_goodput(p, s, cubes=cubes, hosts_per_cube=hosts)
+    q, ocs, one = _binomial_goodput(p, s, cubes, hosts)
+    assert g.cube_up == pytest.approx(q) and g.expected_working_cubes == pytest.approx(cubes * q)
+    assert g.slices == cubes // s and g.ocs_pct == pytest.approx(ocs) and g.ocs_one_slice_pct == pytest.approx(one)
+    assert g.fixed_pct == pytest.approx(100 * p ** (s * hosts) * (cubes // s) * s / cubes)
+
+
+def test_slice_goodput_at_the_ends():
+    up = slice_goodput(1.0, 5, cubes=12, hosts_per_cube=2)
+    assert (up.ocs_pct, up.ocs_one_slice_pct, up.fixed_pct) == (pytest.approx(100 * 10 / 12), 100.0, 100 * 10 / 12)
+    down = slice_goodput(0.0, 5, cubes=12, hosts_per_cube=2)
+    assert (down.ocs_pct, down.ocs_one_slice_pct, down.fixed_pct, down.cube_up) == (0.0, 0.0, 0.0, 0.0)
+    assert slice_goodput(1.0, 16).ocs_pct == 100.0 and slice_goodput(1.0, 16).ocs_one_slice_pct == 100.0
+    assert slice_goodput(0.999, 64).slices == 1 and slice_goodput(0.999, 1).slices == 64
+
+
+def test_headroom_dual_tor_and_budget_follow_their_inputs():
+    h = uplink_headroom(10, 1.01)
+    assert (h.uplinks, h.failures_tolerated, h.extra_pct) == (11, 1, 10.0)
+    assert uplink_headroom(16, 1.0).uplinks == 16 and uplink_headroom(0, 2.0).uplinks == 0
+    d = dual_tor(3, 4, 5, 6)
+    assert (d.host_ports, d.loss_one_link_pct, d.backup_gpus) == (12, pytest.approx(100 / 12), 7)
+    b = interruption_budget()
+    assert b.lost_allowed_h == pytest.approx(129.6) and b.spacing_h == pytest.approx(1_296 / 466)
+    assert b.per_interruption_min == pytest.approx(129.6 * 60 / 466)
+    assert interruption_budget(effective_pct=0).lost_allowed_h == pytest.approx(1_296)
+    import dataclasses
+    from clustermath.reliability import LLAMA3_405B
+    one = interruption_budget(dataclasses.replace(LLAMA3_405B, total=1))
+    assert one.spacing_h == pytest.approx(1_296) and one.per_interruption_min == pytest.approx(129.6 * 60)
+    with pytest.raises(ValueError, match=r"^record.total must be at least 1 interruption, got 0$"):
+        interruption_budget(dataclasses.replace(LLAMA3_405B, total=0))
+
+
+def test_host_availability_inverts_slice_intact():
+    assert host_availability_for(0.25, 2) == pytest.approx(0.5) and host_availability_for(1.0, 7) == 1.0
+    assert host_availability_for(0.3, 1) == 0.3
+    assert slice_intact(3, 0.5) == 0.125 and slice_intact(1, 0.0) == 0.0 and slice_intact(0, 0.0) == 1.0
+
+
+FAILURE_TABLE = [
+    ("meta", "healthy rack: 16 downlinks, 18 uplinks", 100.0, True, "flows hash over all 18 uplinks"),
+    ("meta", "one uplink fails", 100.0, True, "its flows rehash onto 17 uplinks, still above 1:1"),
+    ("meta", "a second uplink fails (2 tolerated)", 100.0, True,
+     "16 uplinks for 16 downlinks: exactly 1:1, no slowdown"),
+    ("meta", "the rack switch fails", 0.0, False, "the rack drops out; the job restarts from its checkpoint without it"),
+    ("hpn", "healthy host: 8 NICs × 2 ports to two ToRs", 100.0, True, "traffic on all 16 ports, both planes"),
+    ("hpn", "one NIC-to-ToR link fails", 93.75, True,
+     "the bond moves its traffic to the NIC's other port, on the other ToR"),
+    ("hpn", "the link is repaired", 100.0, True, "both ports carry traffic again, no restart"),
+    ("hpn", "a whole ToR fails", 93.75, True,
+     "each host under it loses one of 16 ports; the twin ToR carries the rest"),
+    ("megascale", "healthy job; heartbeats carry RDMA counters", 100.0, True, "work on every node"),
+    ("megascale", "a node's traffic drops; the driver suspends the job", 0.0, False,
+     "diagnosis: loopback, NIC-to-NIC and small collectives under one ToR"),
+    ("megascale", "the faulty node is evicted", 0.0, False, "a node from the standby pool takes its ranks"),
+    ("megascale", "the job resumes from its checkpoint", 100.0, True, "work on the replacement node"),
+    ("tpu", "healthy slice of 16 cubes", 100.0, True, "the OCS wires the slice's cubes into a torus"),
+    ("tpu", "one host fails: its cube is down", 0.0, False, "the torus is broken for the slice that holds it"),
+    ("tpu", "the scheduler picks a spare working cube", 0.0, False, "the OCS mirrors rewire in milliseconds"),
+    ("tpu", "the slice resumes from its checkpoint", 100.0, True, "work on the rewired torus"),
+]
+
+
+def test_failure_stepper_says_what_happens_at_every_step():
+    """Animation 13.3's captions and speeds, step by step (the reader sees exactly these)."""
+    rows = [failure_step(d, s) for d in range(4) for s in range(4)]
+    assert [(f.design, f.event, f.job_speed_pct, f.running, f.where_it_goes) for f in rows] == FAILURE_TABLE
+    assert [f.step for f in rows] == [0, 1, 2, 3] * 4
