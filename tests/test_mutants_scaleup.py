@@ -58,3 +58,149 @@ def test_every_error_names_its_argument_range_and_unit(function, valid, expected
         with pytest.raises(ValueError) as err:
             function(**{**valid, name: BAD})
         assert str(err.value).startswith(f"{name} must be {text}, got '§'"), (name, str(err.value))
+
+
+# -- scaleup ---------------------------------------------------------------------------------------
+
+def test_fragmentation_every_field():
+    f = fragmentation(36, 2, 16)
+    assert (f.domain_gpus, f.failed_gpus, f.tp, f.healthy_gpus, f.groups, f.idle_gpus) == (36, 2, 16, 34, 2, 2)
+    assert f.waste_ratio == 2 / 36
+    assert fragmentation(1, 1, 1).waste_ratio == 0.0 and fragmentation(1, 0, 1).groups == 1
+
+
+def test_node_rate_conversion_follows_both_node_sizes():
+    assert convert_node_rate(0.75, 2, 1) == 0.5 and convert_node_rate(0.5, 1, 2) == 0.75
+    assert convert_node_rate(0.36, 2, 1) == pytest.approx(0.2) and convert_node_rate(0.1, 3, 3) == 0.1
+    assert gpu_fault_probability(0.75, 2) == 0.5 and gpu_fault_probability(0.3, 1) == 0.3
+
+
+def test_waste_bound_every_field():
+    b = waste_bound(32, 4, 0.1, 2)
+    assert (b.tp, b.gpus_per_node, b.hops, b.node_rate, b.gpus_lost_per_cut) == (32, 4, 2, 0.1, 112)
+    assert b.cut_rate == pytest.approx(0.02, rel=1e-12) and b.bound == pytest.approx(0.56, rel=1e-12)
+    assert waste_bound(8, 8, 0.5, 1).gpus_lost_per_cut == 0 and waste_bound(16, 8, 0.5, 1).cut_rate == 1.0
+    with pytest.raises(ValueError, match=r"^tp must be a multiple of gpus_per_node \(4\), got tp=30: "
+                                         r"a TP group on the ring is a whole number of nodes$"):
+        waste_bound(30, 4, 0.1, 2)
+
+
+def _tor_wiring_reference(tors, r, g, wiring):
+    nodes = tors * r
+    line = list(range(nodes)) if wiring == "in-order" else [(p % tors) * r + p // tors for p in range(nodes)]
+    tor_of = [node // r for node in line]
+    groups = [tor_of[i:i + g] for i in range(0, nodes, g)]
+    tp_across = sum(len(set(group)) > 1 for group in groups)
+    dp_across = sum(len({group[j] for group in groups}) > 1 for j in range(g))
+    return nodes // g, tp_across, dp_across
+
+
+@pytest.mark.parametrize("wiring", ["in-order", "sub-line"])
+@pytest.mark.parametrize("tors, r, g", [(4, 4, 4), (2, 3, 2), (3, 2, 3), (2, 4, 8), (5, 2, 1), (1, 6, 3), (4, 3, 6)])
+def test_tor_wiring_equals_a_loop_over_the_line(tors, r, g, wiring):
+    w = tor_wiring(tors, r, g, wiring)
+    assert (w.wiring, w.tors, w.nodes_per_tor, w.group_nodes, w.dp_groups) == (wiring, tors, r, g, g)
+    assert (w.tp_groups, w.tp_groups_across_tors, w.dp_groups_across_tors) == _tor_wiring_reference(tors, r, g, wiring)
+
+
+def test_tor_wiring_default_is_sub_line_and_errors():
+    assert tor_wiring(2, 3, 2).wiring == "sub-line"
+    with pytest.raises(ValueError, match=r"^group_nodes must divide the 16 nodes \(tors × nodes_per_tor\), got 3$"):
+        tor_wiring(4, 4, 3)
+
+
+def test_alignment_radius_both_ways():
+    assert alignment_fault_radius(4, 3, True) == 12 and alignment_fault_radius(4, 3, False) == 4
+    assert alignment_fault_radius(1, 1, True) == 1
+
+
+def test_link_budget_exactly():
+    b = link_budget(1.0, 2.0, 4.0, 100.0, 2e-6, 5e-6)
+    assert b.light_left == pytest.approx(10 ** -0.1, rel=1e-12) and b.switch_power_share == 0.5
+    assert b.energy_pj_per_bit == pytest.approx(40.0, rel=1e-12) and b.speedup == pytest.approx(2.5, rel=1e-12)
+    d = link_budget()
+    assert d.energy_pj_per_bit == pytest.approx(15.0, rel=1e-12) and d.speedup == pytest.approx(12.5, rel=1e-12)
+    assert d.switch_power_share == pytest.approx(3.2 / 12, rel=1e-12)
+    assert d.light_left == pytest.approx(10 ** -0.33, rel=1e-12)
+    assert db_to_fraction(10) == pytest.approx(0.1, rel=1e-12) and db_to_fraction(20) == pytest.approx(0.01, rel=1e-12)
+
+
+def test_quantile_curve_passes_through_the_median_and_the_p99():
+    from clustermath.scaleup import _Z99, _quantile_curve
+    for gamma in (0.5, 1.0, 2.0):
+        curve = _quantile_curve(np.array([-_Z99, 0.0, _Z99, 2 * _Z99]), 2.0, 8.0, gamma)
+        assert curve[1] == pytest.approx(2.0) and curve[2] == pytest.approx(8.0)
+        assert curve[0] == pytest.approx(0.5)  # log-normal below the median: mirror of the p99
+        assert curve[3] == pytest.approx(2.0 * 4.0 ** (2 ** gamma))
+
+
+def test_a_short_synthetic_trace():
+    t = synthetic_fault_trace(days=2, samples_per_day=3)
+    assert t.days.tolist() == pytest.approx([0, 1 / 3, 2 / 3, 1, 4 / 3, 5 / 3])
+    assert t.mean_pct == pytest.approx(2.33, abs=1e-9) and t.faulty_pct.mean() == t.mean_pct
+    assert t.median_pct == np.median(t.faulty_pct) and t.p99_pct == np.quantile(t.faulty_pct, 0.99)
+    assert not np.array_equal(synthetic_fault_trace(days=2, samples_per_day=3, seed=5).faulty_pct, t.faulty_pct)
+
+
+def test_synthetic_trace_remembers_for_weeks():
+    def lag1(weeks):
+        x = np.log(synthetic_fault_trace(days=20, samples_per_day=24, weeks_memory=weeks).faulty_pct)
+        return np.corrcoef(x[:-1], x[1:])[0, 1]
+    assert lag1(2.0) > 0.97 and lag1(0.01) < 0.7  # two weeks of memory: hour to hour nearly the same
+
+
+# -- ring_builder ----------------------------------------------------------------------------------
+
+def _layout_reference(row, g, k):
+    """ring_layout node by node: runs of k or more failed nodes cut; each piece is grouped g at a time."""
+    n = len(row)
+    cutting = [False] * n
+    i = 0
+    while i < n:
+        j = i
+        while j < n and row[j]:
+            j += 1
+        if j - i >= k:
+            cutting[i:j] = [True] * (j - i)
+        i = max(j, i + 1)
+    role, group, piece = [0] * n, [-1] * n, [-1] * n
+    pieces, current = [[]], 0
+    for i in range(n):
+        if row[i]:
+            role[i] = 3 if cutting[i] else 2
+            if cutting[i] and (i == 0 or not row[i - 1]):
+                current += 1
+                pieces.append([])
+        else:
+            piece[i] = current
+            pieces[current].append(i)
+    groups = 0
+    for nodes in pieces:
+        full = len(nodes) // g * g
+        for index, node in enumerate(nodes):
+            role[node], group[node] = (0, groups + index // g) if index < full else (1, -1)
+        groups += len(nodes) // g
+    return role, group, piece, groups
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_ring_layout_equals_a_loop_over_the_line(seed):
+    rng = np.random.default_rng(seed)
+    for _ in range(40):
+        n = int(rng.integers(0, 25))
+        row = rng.random(n) < rng.choice([0.1, 0.3, 0.6])
+        g, k = int(rng.integers(1, 5)), int(rng.integers(1, 4))
+        lay = ring_layout(row, g, k)
+        role, group, piece, groups = _layout_reference(row.tolist(), g, k)
+        assert (lay.role.tolist(), lay.group.tolist(), lay.piece.tolist(), lay.groups) == (role, group, piece, groups)
+        assert lay.role.dtype == np.int8 and lay.group.dtype == np.int64
+
+
+def test_ring_layout_edge_rows():
+    lay = ring_layout(np.array([1, 1, 0, 0, 0, 1, 1], bool), 2, 2)  # cuts at both ends
+    assert lay.role.tolist() == [3, 3, 0, 0, 1, 3, 3] and lay.piece.tolist() == [-1, -1, 1, 1, 1, -1, -1]
+    assert lay.group.tolist() == [-1, -1, 0, 0, -1, -1, -1] and lay.groups == 1
+    healthy = ring_layout(np.zeros(5, bool), 5, 1)
+    assert healthy.role.tolist() == [0] * 5 and healthy.groups == 1 and healthy.piece.tolist() == [0] * 5
+    dead = ring_layout(np.ones(3, bool), 1, 4)  # a run shorter than K is bypassed, never cuts
+    assert dead.role.tolist() == [2, 2, 2] and dead.groups == 0
