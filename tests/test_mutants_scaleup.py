@@ -132,6 +132,8 @@ def test_quantile_curve_passes_through_the_median_and_the_p99():
         assert curve[1] == pytest.approx(2.0) and curve[2] == pytest.approx(8.0)
         assert curve[0] == pytest.approx(0.5)  # log-normal below the median: mirror of the p99
         assert curve[3] == pytest.approx(2.0 * 4.0 ** (2 ** gamma))
+        half = _quantile_curve(np.array([0.5]), 2.0, 8.0, gamma)[0]  # between the median and z = 1
+        assert half == pytest.approx(2.0 * 4.0 ** ((0.5 / _Z99) ** gamma))
 
 
 def test_a_short_synthetic_trace():
@@ -204,3 +206,63 @@ def test_ring_layout_edge_rows():
     assert healthy.role.tolist() == [0] * 5 and healthy.groups == 1 and healthy.piece.tolist() == [0] * 5
     dead = ring_layout(np.ones(3, bool), 1, 4)  # a run shorter than K is bypassed, never cuts
     assert dead.role.tolist() == [2, 2, 2] and dead.groups == 0
+
+
+def _trace_reference(mean, med, p99, days, k, weeks, seed):
+    """synthetic_fault_trace step by step: AR(1) series, normal scores by rank, bisection on the curve's shape."""
+    from math import exp, log, sqrt
+    from statistics import NormalDist
+    n, nd = days * k, NormalDist()
+    phi = exp(-1.0 / (weeks * 7 * k))
+    noise = np.random.default_rng(seed).standard_normal(n).tolist()
+    x = [noise[0]]
+    for i in range(1, n):
+        x.append(phi * x[-1] + sqrt(1 - phi ** 2) * noise[i])
+    z = [0.0] * n
+    for rank, i in enumerate(sorted(range(n), key=x.__getitem__)):
+        z[i] = nd.inv_cdf((rank + 0.5) / n)
+    z99 = nd.inv_cdf(0.99)
+    s = log(p99 / med) / z99
+
+    def curve(gamma):
+        return np.array([med * exp(s * ((abs(v) / z99) ** gamma * z99 if v > 0 else v)) for v in z])
+    lo, hi = 0.05, 3.0
+    for _ in range(60):
+        if curve((lo + hi) / 2).mean() > mean:
+            lo = (lo + hi) / 2
+        else:
+            hi = (lo + hi) / 2
+    return curve((lo + hi) / 2)
+
+
+def test_synthetic_trace_equals_its_step_by_step_reference():
+    short = synthetic_fault_trace(3.0, 2.0, 9.0, days=5, samples_per_day=4, weeks_memory=0.1, seed=2)
+    assert short.faulty_pct == pytest.approx(_trace_reference(3.0, 2.0, 9.0, 5, 4, 0.1, 2), rel=1e-9)
+    default = synthetic_fault_trace()  # the chapter's figure: every default matters
+    assert default.faulty_pct == pytest.approx(_trace_reference(2.33, 1.67, 7.22, 348, 24, 2.0, 4), rel=1e-9)
+
+
+def test_draw_failures_is_a_strict_float32_comparison():
+    u = np.random.default_rng(3).random((2, 5), dtype=np.float32)
+    assert (draw_failures(0.5, 5, 2, 3) == (u < 0.5)).all()
+    p = float(u[0, 2])  # a node whose draw equals the rate exactly is healthy
+    f = draw_failures(p, 5, 2, 3)
+    assert not f[0, 2] and (f == (u < p)).all()
+    assert draw_failures(0.5, 0, 1).shape == (1, 0)
+
+
+def test_ring_draws_reads_any_truthy_array_as_failures():
+    failed = draw_failures(0.3, 36, 4, 1)
+    as_ints = ring_draws(failed.astype(int) * 2, 4, 16, 2)
+    as_bools = ring_draws(failed, 4, 16, 2)
+    for name in ("faulty_nodes", "cuts", "ring_waste_gpus", "static_waste_gpus", "switch_waste_gpus"):
+        assert getattr(as_ints, name).tolist() == getattr(as_bools, name).tolist(), name
+
+
+def test_ring_builder_defaults_and_its_averages():
+    assert ring_builder() == ring_builder(0.0233, 4, 32, 3, gpus=2_880, draws=200, switch_gpus=72, seed=0)
+    m = ring_builder(0.3, 4, 16, 2, gpus=288, draws=5, switch_gpus=144, seed=3)
+    d = m.draws_detail
+    assert m.usable_gpus == pytest.approx(288 - 4 * d.faulty_nodes.mean() - d.ring_waste_gpus.mean())
+    assert m.switch_waste == pytest.approx(d.switch_waste_gpus.mean() / 288)
+    assert ring_builder(0.0, 4, 32, 3, switch_gpus=144).switch_waste == pytest.approx(16 / 144)  # 144 mod 32
