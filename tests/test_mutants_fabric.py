@@ -495,3 +495,44 @@ def test_failure_stepper_says_what_happens_at_every_step():
     rows = [failure_step(d, s) for d in range(4) for s in range(4)]
     assert [(f.design, f.event, f.job_speed_pct, f.running, f.where_it_goes) for f in rows] == FAILURE_TABLE
     assert [f.step for f in rows] == [0, 1, 2, 3] * 4
+
+
+# -- survivors of the first run (tools/mutants/REPORT.md) ----------------------------------------
+
+def test_defaults_are_the_books_settings():
+    """Called without arguments, each stepper and figure model uses the values the chapter names."""
+    assert transfer_step() == transfer_step(0, 0) and failure_step() == failure_step(0, 0)
+    assert polarized_loads().tolist() == polarized_loads(8, 64, 0).tolist()
+    assert link_loads().tolist() == link_loads(16, 16, 0).tolist()
+    assert tiers_for(8_192) == 2 and tiers_for(8_193) == 3  # 51.2T at 400G: radix 128, 8,192 in two tiers
+
+
+def test_transfer_step_names_its_pattern():
+    from clustermath.fabric_designs import TRANSFER_PATHS
+    assert [transfer_step(p).pattern for p in range(4)] == list(TRANSFER_PATHS)
+
+
+def test_unit_conversions_are_exact():
+    assert bdp_bytes(400, 22) == pytest.approx(1.1e6, rel=1e-12)
+    r = table2_row(32_768, 128)
+    assert r.clos_cost_musd == pytest.approx(152.829952, rel=1e-12) and r.rail_cost_musd == pytest.approx(
+        35.782656, rel=1e-12)
+    assert r.cost_removed_musd == pytest.approx(117.047296, rel=1e-12)
+    assert r.power_removed_mw == pytest.approx(3.538944, rel=1e-12)
+    c = spine_cost()
+    assert c.cost_musd == pytest.approx(117.047296, rel=1e-12) and c.power_mw == pytest.approx(3.538944, rel=1e-12)
+
+
+def test_whole_ports_servers_and_switches():
+    # 51.76 Tb/s is 129.4 ports of 400G: 129 whole ports, 64 of them down, 128 servers at 200G
+    assert megascale_tor_set(51.76, 1, 1, 200) == (128, 128)
+    # a 400G port split into 300G links serves one server per whole link: 32 × 400 // 300 = 42
+    servers, gpus = megascale_tor_set(25.6, 8, 8, 300)
+    assert (servers, gpus) == (42, 336) and isinstance(servers, int)
+    # an odd radix: 3 whole ports down per lower-tier switch (not 3.5)
+    assert clos_switches(100, 7) == 3 * 34 + 15
+
+
+def test_empty_loads_keep_their_shape():
+    assert polarized_loads(4, 0).tolist() == [[0] * 4] * 4
+    assert link_loads(5, 0).tolist() == [0.0] * 5
