@@ -265,4 +265,48 @@ def test_ring_builder_defaults_and_its_averages():
     d = m.draws_detail
     assert m.usable_gpus == pytest.approx(288 - 4 * d.faulty_nodes.mean() - d.ring_waste_gpus.mean())
     assert m.switch_waste == pytest.approx(d.switch_waste_gpus.mean() / 288)
-    assert ring_builder(0.0, 4, 32, 3, switch_gpus=144).switch_waste == pytest.approx(16 / 144)  # 144 mod 32
+    assert ring_builder(0.0, 4, 32, 3, switch_gpus=96).switch_waste == 0.0  # 96 GPUs: three TP-32 groups
+    assert m.gpus == 288 and ring_builder(0.0, gpus=0).gpus == 0
+
+
+# -- survivors of the retest (tools/mutants/REPORT.md) ----------------------------------------------
+
+def test_energy_per_bit_is_exact():
+    assert link_budget(1.0, 2.0, 4.0, 100.0, 2e-6, 5e-6).energy_pj_per_bit == 40.0
+    assert link_budget().energy_pj_per_bit == 15.0
+
+
+def test_draw_failures_default_seed_is_zero():
+    assert (draw_failures(0.5, 5, 2) == draw_failures(0.5, 5, 2, 0)).all()
+
+
+@pytest.mark.parametrize("switch_gpus", [6, 128])
+def test_switch_domains_must_hold_whole_nodes_and_divide_the_line(switch_gpus):
+    # 6 GPUs is not a whole number of 4-GPU nodes; 128 GPUs does not divide 2,880
+    with pytest.raises(ValueError, match=rf"^switch_gpus must be a multiple of gpus_per_node \(4\) and divide gpus "
+                                         rf"\(2880\), got switch_gpus={switch_gpus}$"):
+        ring_builder(switch_gpus=switch_gpus)
+
+
+def test_every_count_is_an_integer_array():
+    d = ring_draws(draw_failures(0.3, 36, 4, 1), 4, 16, 2)
+    for name in ("faulty_nodes", "cuts", "ring_waste_gpus", "static_waste_gpus", "switch_waste_gpus",
+                 "line_remainder_gpus"):
+        assert getattr(d, name).dtype.kind == "i", name
+
+
+def test_a_line_of_one_node():
+    # each draw is one node; with TP-8 (two nodes) no ring ever closes: a healthy node is idle
+    d = ring_draws(np.array([[1], [0], [1]], bool), 4, 8, 1, switch_gpus=4)
+    assert d.static_waste_gpus.tolist() == [0, 4, 0] and d.switch_waste_gpus.tolist() == [0, 4, 0]
+    assert d.ring_waste_gpus.tolist() == [0, 4, 0] and d.cuts.tolist() == [1, 0, 1]
+    d = ring_draws(np.array([[0], [1], [0]], bool), 4, 4, 1, switch_gpus=4)
+    assert d.static_waste_gpus.tolist() == [0, 0, 0] and d.switch_waste_gpus.tolist() == [0, 0, 0]
+    assert d.faulty_nodes.tolist() == [0, 1, 0]
+
+
+def test_ring_layout_reads_any_truthy_row_as_failures():
+    row = np.array([0, 1, 1, 0, 0, 1, 0, 0, 0])
+    a, b = ring_layout(row * 2, 2, 2), ring_layout(row.astype(bool), 2, 2)
+    assert (a.role.tolist(), a.group.tolist(), a.piece.tolist(), a.groups) == \
+        (b.role.tolist(), b.group.tolist(), b.piece.tolist(), b.groups)
