@@ -536,3 +536,15 @@ def test_whole_ports_servers_and_switches():
 def test_empty_loads_keep_their_shape():
     assert polarized_loads(4, 0).tolist() == [[0] * 4] * 4
     assert link_loads(5, 0).tolist() == [0.0] * 5
+
+
+def test_more_defaults_and_the_dead_machine():
+    assert slice_goodput() == slice_goodput(0.995, 16, cubes=64, hosts_per_cube=16)
+    assert hash_flows() == hash_flows(16, 16, 2_000, 0)
+    dead = slice_goodput(0.0, 1, cubes=3, hosts_per_cube=1)  # no cube works: not even a one-cube slice runs
+    assert (dead.ocs_pct, dead.ocs_one_slice_pct) == (0.0, 0.0)
+
+
+def test_a_share_is_never_above_100_percent():
+    # 64 one-cube slices at q = 0.9: the binomial terms sum to 1 + 3e-14 in floating point
+    assert slice_goodput(0.9, 1, cubes=64, hosts_per_cube=1).ocs_one_slice_pct == 100.0
