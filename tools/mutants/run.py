@@ -45,7 +45,8 @@ PLUMBING = ["test_ports_check_runner.py", "test_ch1_validation.py", "test_ch1_rt
             "test_placement.py", "test_mutants_reliability.py", "test_mutants_placement.py"]
 CH2 = ["test_reliability.py", "test_goodput.py", "test_mutants_reliability.py", "test_properties.py"]
 CH3 = ["test_placement.py", "test_mutants_placement.py", "test_properties.py"]
-COMPOSITIONS = ["test_ch1_worked_tables.py", "test_ch1_source_numbers.py", "test_mutants_compositions.py"]
+COMPOSITIONS = ["test_ch1_worked_tables.py", "test_ch1_source_numbers.py", "test_mutants_compositions.py",
+                "test_budget.py"]
 # chapters 4 and 5: test_properties.py reaches their models only through the explorers, which
 # `-k "not explorer"` leaves out, so it is not listed
 CH4 = ["test_fabric_designs.py", "test_mutants_fabric.py"]
