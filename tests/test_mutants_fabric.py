@@ -548,3 +548,9 @@ def test_more_defaults_and_the_dead_machine():
 def test_a_share_is_never_above_100_percent():
     # 64 one-cube slices at q = 0.9: the binomial terms sum to 1 + 3e-14 in floating point
     assert slice_goodput(0.9, 1, cubes=64, hosts_per_cube=1).ocs_one_slice_pct == 100.0
+
+
+def test_default_core_ratio_and_ocs_ports():
+    # a 13.6T chip (34 ports): 31 of 34 down at 15:1 gives 14 segments (16:1 would give 32 down and 15)
+    assert hpn_scale(13.6).segments_per_pod == 14
+    assert tpu_v4_machine(96) == (128, 8_192, 2_048)  # twice the OCSes of 128 ports: twice the cubes
