@@ -554,3 +554,13 @@ def test_default_core_ratio_and_ocs_ports():
     # a 13.6T chip (34 ports): 31 of 34 down at 15:1 gives 14 segments (16:1 would give 32 down and 15)
     assert hpn_scale(13.6).segments_per_pod == 14
     assert tpu_v4_machine(96) == (128, 8_192, 2_048)  # twice the OCSes of 128 ports: twice the cubes
+
+
+def test_hpn_scale_counts_are_whole_numbers():
+    s = hpn_scale(10.0, 400, rails=5)  # 25 ports: odd, and 5 rails divide nothing evenly
+    counts = ("radix", "gpus_per_tor", "gpus_per_tor_pair", "gpus_per_segment", "segments_single_plane",
+              "segments_dual_plane", "segments_per_pod", "gpus_dual_plane", "gpus_per_pod", "gpus_per_building")
+    assert all(type(getattr(s, name)) is int for name in counts), {n: getattr(s, n) for n in counts}
+    assert (s.gpus_per_tor, s.segments_single_plane, s.segments_dual_plane) == (12, 1, 2)
+    # the generation is the radix over 128 (a 51.2T chip): 15 ports, 14 down, 14 × 128 / 15 / 8 = 14.9 segments
+    assert hpn_scale(6.0).segments_per_pod == 14 and hpn_scale(204.8).radix == 512
