@@ -564,3 +564,8 @@ def test_hpn_scale_counts_are_whole_numbers():
     assert (s.gpus_per_tor, s.segments_single_plane, s.segments_dual_plane) == (12, 1, 2)
     # the generation is the radix over 128 (a 51.2T chip): 15 ports, 14 down, 14 × 128 / 15 / 8 = 14.9 segments
     assert hpn_scale(6.0).segments_per_pod == 14 and hpn_scale(204.8).radix == 512
+
+
+def test_tiers_for_a_radix_of_a_thousand():
+    # 1 Gb/s ports on a 1 Tb/s chip: radix 1,000, so 1,000 GPUs take one tier and 1,001 take two
+    assert tiers_for(1_000, 1.0, 1) == 1 and tiers_for(1_001, 1.0, 1) == 2
