@@ -566,6 +566,6 @@ def test_hpn_scale_counts_are_whole_numbers():
     assert hpn_scale(6.0).segments_per_pod == 14 and hpn_scale(204.8).radix == 512
 
 
-def test_tiers_for_a_radix_of_a_thousand():
-    # 1 Gb/s ports on a 1 Tb/s chip: radix 1,000, so 1,000 GPUs take one tier and 1,001 take two
-    assert tiers_for(1_000, 1.0, 1) == 1 and tiers_for(1_001, 1.0, 1) == 2
+def test_tiers_for_a_radix_of_two_thousand():
+    # 1 Gb/s ports on a 2 Tb/s chip: radix 2,000, so 2,000 GPUs take one tier and 2,001 take two
+    assert tiers_for(2_000, 2.0, 1) == 1 and tiers_for(2_001, 2.0, 1) == 2
