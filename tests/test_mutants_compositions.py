@@ -333,3 +333,8 @@ def test_check_stated_prints_a_broken_builds_mask_in_binary(capsys):
     one = replace(one, stated_flagged=one.tally()[flagged], stated_flagged_broken=one.tally(broken=True)[flagged])
     one.check_stated()
     assert "✓ row 1, fail_mask, scale only (scale_only): 000001  [source: 000001]" in capsys.readouterr().out
+
+
+def test_a_one_gigabyte_checkpoint_still_costs_its_share():
+    # only an empty checkpoint is free: 1 GB at 80 Gb/s every 300 s keeps 1 - 0.1 / 300
+    assert peak_to_delivered(footprint_gb=1)[-1].keeps == pytest.approx(1 - 8 / 80 / 300, rel=1e-12)

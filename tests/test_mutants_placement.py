@@ -145,3 +145,26 @@ def test_placement_echoes_its_inputs_and_flags_only_a_partial_last_domain():
     with pytest.raises(ValueError) as err:
         placement(3, 1, 5, 7, strict=True)
     assert str(err.value) == "strict=True: " + "; ".join(placement(3, 1, 5, 7).warnings)
+
+
+# -- survivors of the rerun after step_traffic gained gather_bytes (tools/mutants/REPORT.md) --------
+
+SMALL = dict(tp=2, pp=2, dp=4, layers=4, hidden=10, tokens_per_step=80, microbatch_tokens=5, params=1_000.0)
+
+
+def test_dp_reduce_bytes_by_hand():
+    # the reduce-scatter alone: (dp - 1) / dp × params / (tp × pp) × grad_bytes = 3/4 × 1,000 / 4 × 4 = 750
+    r = step_traffic(**SMALL, grad_bytes=4, gather_bytes=1)
+    assert r.dp_reduce_bytes_per_gpu == 750.0 and r.dp_bytes_per_gpu == 750.0 + 187.5
+
+
+def test_gather_bytes_range_and_message():
+    assert step_traffic(**SMALL, grad_bytes=2, gather_bytes=1).dp_bytes_per_gpu == 3 / 4 * 250 * 3
+    with pytest.raises(ValueError, match=r"^gather_bytes must be a whole number in 1..8, got 0$"):
+        step_traffic(**SMALL, grad_bytes=2, gather_bytes=0)
+
+
+def test_tokens_must_split_into_whole_microbatches_even_when_there_are_several():
+    # 21 tokens per replica in microbatches of 5: four whole microbatches and one token over
+    with pytest.raises(ValueError, match=r"^tokens_per_step must split into dp × a whole number of microbatches"):
+        step_traffic(**dict(SMALL, tokens_per_step=84), grad_bytes=2)

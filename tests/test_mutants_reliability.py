@@ -225,3 +225,21 @@ def test_rounding_tol_refuses_a_string_with_a_value_error():
     from clustermath import rounding_tol
     with pytest.raises(ValueError, match="^stated must"):
         rounding_tol(BAD)
+
+
+# -- survivors of the rerun after the Daly clamp and rounding_tol's check (tools/mutants/REPORT.md) ---
+
+def test_daly_lost_default_restart_is_zero():
+    assert daly_lost(3_600.0, 60.0, 36_000.0) == daly_lost(3_600.0, 60.0, 36_000.0, 0.0)
+    assert daly_lost(3_600.0, 60.0, 36_000.0, 1.0) > daly_lost(3_600.0, 60.0, 36_000.0)
+
+
+def test_interruption_row_reports_daly_loss_at_daly_interval():
+    row = interruption_row(16_384)
+    assert row.daly_lost_pct > 0
+    assert row.daly_lost_pct == pytest.approx(100 * daly_lost(daly_interval(60.0, row.mtbf_s), 60.0, row.mtbf_s))
+
+
+def test_rounding_tol_of_a_negative_figure():
+    from clustermath.reliability import rounding_tol
+    assert rounding_tol(-0.485) == rounding_tol(0.485) == pytest.approx(0.0005)

@@ -282,7 +282,7 @@ def megascale_tor_set(chip_tbps: float = 25.6, tors: int = 8, gpus_per_server: i
     chip_tbps = real("chip_tbps", chip_tbps, low=0.0, low_open=True, unit="Tb/s")
     tors = whole("tors", tors, low=1)
     gpus_per_server = whole("gpus_per_server", gpus_per_server, low=1)
-    split_gbps = whole("split_gbps", split_gbps, low=1, unit="Gb/s")
+    split_gbps = whole("split_gbps", split_gbps, low=1, high=PORT_GBPS, unit="Gb/s")  # a split of one port
     downlinks = int(round(chip_tbps * 1000 / PORT_GBPS)) // 2
     servers = downlinks * PORT_GBPS // split_gbps
     if servers < 1:
@@ -330,7 +330,7 @@ def clos_tiers(gpus: int, radix: int) -> int:
     radix = whole("radix", radix, low=2, unit="ports")
     if gpus <= 1:
         return 0
-    if radix == 2:
+    if radix == 2 and gpus > 2:
         raise ValueError("radix must be at least 4 to connect more than two GPUs in a Clos, got 2")
     tiers = 1
     while clos_max_gpus(radix, tiers) < gpus:

@@ -117,9 +117,13 @@ def convert_node_rate(rate: float, from_gpus: int = 8, to_gpus: int = 4) -> floa
 def gpu_fault_probability(node_rate: float, gpus_per_node: int = 8) -> float:
     """Per-GPU fault probability ``p`` with ``1 - (1 - p) ** R = node_rate`` (independent faults).
 
+    Raises ``ValueError`` naming the argument for a rate outside [0, 1] or ``gpus_per_node < 1``.
+
     Source: source 004, section 2: 2.33% of 8-GPU nodes -> about 0.29% per GPU.
     """
-    return convert_node_rate(node_rate, gpus_per_node, 1)
+    p = probability("node_rate", node_rate)
+    r = whole("gpus_per_node", gpus_per_node, low=1, unit="GPUs")
+    return convert_node_rate(p, r, 1)
 
 
 # -- the K-hop ring's waste bound ----------------------------------------------------------------

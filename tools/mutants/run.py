@@ -45,7 +45,12 @@ PLUMBING = ["test_ports_check_runner.py", "test_ch1_validation.py", "test_ch1_rt
             "test_placement.py", "test_mutants_reliability.py", "test_mutants_placement.py"]
 CH2 = ["test_reliability.py", "test_goodput.py", "test_mutants_reliability.py", "test_properties.py"]
 CH3 = ["test_placement.py", "test_mutants_placement.py", "test_properties.py"]
-COMPOSITIONS = ["test_ch1_worked_tables.py", "test_ch1_source_numbers.py", "test_mutants_compositions.py"]
+COMPOSITIONS = ["test_ch1_worked_tables.py", "test_ch1_source_numbers.py", "test_mutants_compositions.py",
+                "test_budget.py"]
+# chapters 4 and 5: test_properties.py reaches their models only through the explorers, which
+# `-k "not explorer"` leaves out, so it is not listed
+CH4 = ["test_fabric_designs.py", "test_mutants_fabric.py"]
+CH5 = ["test_scaleup.py", "test_scaleup_ring.py", "test_mutants_scaleup.py"]
 MODULES: dict[str, list[str]] = {
     **{m: CH1 for m in ("scaling.py", "collectives.py", "pipeline.py", "checkpoint.py", "failures.py",
                         "stragglers.py", "activations.py", "fabric.py", "economics.py")},
@@ -56,6 +61,9 @@ MODULES: dict[str, list[str]] = {
     "placement.py": CH3,
     **{m: COMPOSITIONS for m in ("compositions/budget.py", "compositions/debug_lab.py",
                                  "compositions/worked_tables.py")},
+    **{m: CH4 for m in ("fabric_designs.py", "fabric_choice.py", "incast.py", "load_balance.py",
+                        "redundancy.py")},
+    **{m: CH5 for m in ("scaleup.py", "ring_builder.py")},
 }
 
 KILLED = ("killed", "timeout", "caught by type check")
