@@ -569,3 +569,12 @@ def test_hpn_scale_counts_are_whole_numbers():
 def test_tiers_for_a_radix_of_two_thousand():
     # 1 Gb/s ports on a 2 Tb/s chip: radix 2,000, so 2,000 GPUs take one tier and 2,001 take two
     assert tiers_for(2_000, 2.0, 1) == 1 and tiers_for(2_001, 2.0, 1) == 2
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: link_loads(spray="yes"), "spray"),
+    (lambda: polarized_loads(salted=2), "salted"),
+])
+def test_switches_take_only_true_or_false(call, name):
+    with pytest.raises(ValueError, match=f"^{name} must be True or False"):
+        call()

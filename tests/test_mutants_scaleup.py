@@ -310,3 +310,14 @@ def test_ring_layout_reads_any_truthy_row_as_failures():
     a, b = ring_layout(row * 2, 2, 2), ring_layout(row.astype(bool), 2, 2)
     assert (a.role.tolist(), a.group.tolist(), a.piece.tolist(), a.groups) == \
         (b.role.tolist(), b.group.tolist(), b.piece.tolist(), b.groups)
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: alignment_fault_radius(4, 2, aligned="no"), "aligned"),
+    (lambda: draw_failures(0.1, 4, 2, seed=-1), "seed"),
+    (lambda: draw_failures(0.1, 4, 2, seed=1.5), "seed"),
+    (lambda: synthetic_fault_trace(seed=-4), "seed"),
+])
+def test_switches_and_seeds_are_checked(call, name):
+    with pytest.raises(ValueError, match=f"^{name} must be"):
+        call()

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .validate import whole
+from .validate import flag, whole
 
 __all__ = ["HashingResult", "MAX_TRIALS", "expected_idle", "hash_flows", "polarized_loads", "queue_reduction_pct"]
 
@@ -104,6 +104,7 @@ def polarized_loads(links: int = 8, flows: int = 64, seed: int = 0, *, salted: b
     links = whole("links", links, low=1, high=256, unit="uplinks")
     flows = whole("flows", flows, low=0, high=MAX_FLOWS, unit="flows")
     seed = whole("seed", seed, low=0)
+    salted = flag("salted", salted)
     headers = np.random.default_rng(seed).integers(0, 2**31, size=flows)
     first = (_hash(headers, 0) % np.uint64(links)).astype(np.int64)
     second = np.empty_like(first)
@@ -133,7 +134,7 @@ def link_loads(links: int = 16, flows: int = 16, seed: int = 0, *, spray: bool =
     links = whole("links", links, low=1, high=MAX_LINKS, unit="uplinks")
     flows = whole("flows", flows, low=0, high=MAX_FLOWS, unit="flows")
     seed = whole("seed", seed, low=0)
-    if spray:
+    if flag("spray", spray):
         return np.full(links, flows / links)
     picks = np.random.default_rng(seed).integers(0, links, size=flows)
     return np.bincount(picks, minlength=links).astype(float)

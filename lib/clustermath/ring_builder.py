@@ -49,6 +49,7 @@ def draw_failures(node_rate: float, nodes: int, draws: int, seed: int = 0) -> np
     p = probability("node_rate", node_rate)
     n = whole("nodes", nodes, low=0)
     d = whole("draws", draws, low=1)
+    seed = whole("seed", seed, low=0)
     return np.random.default_rng(seed).random((d, n), dtype=np.float32) < p
 
 

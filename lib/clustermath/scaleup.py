@@ -34,7 +34,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from .validate import one_of, probability, real, whole
+from .validate import flag, one_of, probability, real, whole
 
 __all__ = [
     "Fragmentation", "LinkBudget", "SyntheticTrace", "TorWiring", "WasteBound",
@@ -261,7 +261,7 @@ def alignment_fault_radius(gpus_per_node: int, nodes_per_tor: int, aligned: bool
     """
     r_gpus = whole("gpus_per_node", gpus_per_node, low=1, unit="GPUs")
     r = whole("nodes_per_tor", nodes_per_tor, low=1)
-    return r_gpus * r if aligned else r_gpus
+    return r_gpus * r if flag("aligned", aligned) else r_gpus
 
 
 # -- the link budget ---------------------------------------------------------------------------
@@ -355,6 +355,7 @@ def synthetic_fault_trace(mean_pct: float = 2.33, median_pct: float = 1.67, p99_
     mean = real("mean_pct", mean_pct, low_open=True, high=100, unit="%")
     med = real("median_pct", median_pct, low_open=True, high=mean, high_open=True, unit="%")
     p99 = real("p99_pct", p99_pct, low=med, low_open=True, high=100, high_open=True, unit="%")
+    seed = whole("seed", seed, low=0)
     d = whole("days", days, low=1, unit="days")
     k = whole("samples_per_day", samples_per_day, low=1)
     memory = real("weeks_memory", weeks_memory, low_open=True, unit="weeks")
