@@ -151,3 +151,22 @@ def test_accessibility_no_serious_violation(site, page):
     found = site(page)["desktop"].axe or {}
     bad = [f"{rule} ({impact}): {n} elements" for rule, (impact, n) in found.items() if impact in BLOCKING]
     assert not bad, f"{page}: axe-core:{describe(bad)}"
+
+
+@pages()
+def test_accessibility_text_contrast_in_light_and_dark_mode(site, page):
+    """axe-core's color-contrast (serious) on every text a reader can see, hidden cells and
+    dropdowns opened, in the theme's light and dark mode (browsing.run_contrast)."""
+    found = site(page)["desktop"].contrast
+    assert found, f"{page}: the contrast check did not run"
+    light, dark = found["light"], found["dark"]
+    assert light["background"] != dark["background"], f"{page}: dark mode did not change the page"
+    bad = [
+        f"{mode}: {v['target']} ({v['group']} texts alike): {v['summary']}"
+        for mode, r in found.items()
+        for v in r["violations"]
+    ]
+    assert not bad, f"{page}: axe-core color-contrast:{describe(bad)}"
+    # AXE_CONTRAST=1: axe's rule as is, on every text, found nothing the groups missed.
+    missed = [f"{mode}: {m}" for mode, r in found.items() for m in r.get("cross_check", {}).get("missed", [])]
+    assert not missed, f"{page}: failing texts outside every failing group:{describe(missed)}"
