@@ -1,9 +1,11 @@
 // Colour contrast of every text on the page, judged by axe-core's color-contrast rule, in one
 // colour mode ("light" or "dark"), fast enough to run on every page (see browsing.run_contrast).
 //
-// Why not axe's rule as is: it costs about 5 ms per text element (for each one it rebuilds the
-// stacking contexts of all its ancestors and parses their colours), and a chapter has about 5,500
-// text elements (3,400 of them syntax-highlighting spans in code cells): 30-90 s a page.
+// Why not axe's rule as is: it costs 3-8 ms per text element (for each one it rebuilds the
+// stacking contexts of all its ancestors and parses their colours), and chapter 1 has 5,500 text
+// elements (3,400 of them syntax-highlighting spans in code cells): 16-50 s a mode, with load.
+// What is left is mostly fixed: axe builds a layout grid of the whole page once per run (about
+// 40% of the time here), so the two modes cost two runs whatever the number of groups.
 //
 // What this does instead: the contrast axe computes for a text depends on the text's own colour,
 // size, weight, shadow and stroke, and on what paints beneath it: the backgrounds, opacity,
@@ -11,7 +13,9 @@
 // Texts that agree on all of that get the same verdict, so they form one group, and axe judges
 // one member of each group (a visible one first). A group whose member axe skipped (hidden,
 // clipped, off the page) is judged again on all its members. Any text whose ancestors differ in
-// any of those properties is its own group, so nothing a reader sees goes unjudged.
+// any of those properties is its own group, so nothing a reader sees goes unjudged. What the key
+// cannot see is a text drawn over the box of an element that is not its ancestor (a positioned
+// sibling): AXE_CONTRAST=1 runs the rule on every text and fails on any text the groups missed.
 //
 // Before judging, content a reader can open is opened: every <details> (hidden code cells,
 // dropdowns) and the header's dropdown menus. {action: 'restore'} puts the page back as it was.
