@@ -28,7 +28,7 @@
     const saved = window.__ccSaved;
     if (!saved) return null;
     saved.details.forEach(d => { d.open = false; });
-    saved.menus.forEach(m => m.classList.remove('show'));
+    saved.menus.forEach(m => { m.classList.remove('show'); m.style.position = ''; });
     for (const [k, v] of Object.entries(saved.dataset)) {
       if (v === undefined) delete root.dataset[k]; else root.dataset[k] = v;
     }
@@ -55,7 +55,8 @@
     const details = [...document.querySelectorAll('details:not([open])')];
     details.forEach(d => { d.open = true; });
     const menus = [...document.querySelectorAll('.dropdown-menu:not(.show)')];
-    menus.forEach(m => m.classList.add('show'));
+    // In the flow rather than over the page: an open menu would hide the sidebar texts beneath it.
+    menus.forEach(m => { m.classList.add('show'); m.style.position = 'static'; });
     window.__ccSaved = { details, menus, dataset: { theme: root.dataset.theme, mode: root.dataset.mode } };
   }
   // pydata-sphinx-theme: data-mode is the reader's choice, data-theme what the CSS follows.
@@ -147,7 +148,7 @@
       els.forEach(e => e.setAttribute(MARK, ''));
       return axe.run(document, { runOnly: ['color-contrast'], preload: false, elementRef: true });
     };
-    const verdicts = { violations: [], incomplete: 0, passes: 0 };
+    const verdicts = { violations: [], incomplete: 0, passes: 0, undecided: [] };
     const judged = new Set();
     const collect = res => {
       for (const kind of ['violations', 'incomplete', 'passes']) {
@@ -160,7 +161,14 @@
                 summary: (n.any[0] && n.any[0].message) || n.failureSummary || '',
                 group: groupOf.get(n.element) ? groupOf.get(n.element).length : 1, element: n.element,
               });
-            } else verdicts[kind] += 1;
+            } else {
+              verdicts[kind] += 1;
+              if (kind === 'incomplete') {
+                const why = (n.any[0] && n.any[0].data && n.any[0].data.messageKey) || 'unknown';
+                const where = n.target.join(' ').replaceAll(`[${MARK}=""]`, '').slice(-60);
+                verdicts.undecided.push(`${why}: ${where}`);
+              }
+            }
           }
         }
       }
@@ -178,7 +186,7 @@
       mode, background: getComputedStyle(document.body).backgroundColor, texts: texts.length, groups: groups.size, judged: judged.size,
       secondRound: again.length,
       violations: verdicts.violations,
-      incomplete: verdicts.incomplete, passes: verdicts.passes,
+      incomplete: verdicts.incomplete, undecided: verdicts.undecided, passes: verdicts.passes,
       msGroup: Math.round(tGroup), msRound1: Math.round(tRound1), ms: Math.round(performance.now() - t0),
     };
   });
