@@ -133,8 +133,11 @@ clean:
 # download. Voila and actionlint live in .venv-browser, away from the book's .venv.
 #   make browser-check   every page of the table of contents at 1366x900 and 390x844:
 #                        console, offline, explorers, drawers, clipping, raw markup, tables,
-#                        axe-core, internal links and anchors
-#   make a11y-contrast   the same with axe-core's slow colour-contrast rule
+#                        axe-core (colour contrast of every text in light and dark mode, judged
+#                        on one text per group of alike texts: tests/browser/contrast.js),
+#                        internal links and anchors
+#   make a11y-contrast   the accessibility checks plus axe-core's colour-contrast rule run as is
+#                        on every text in light mode (30-90 s a chapter): cross-checks the groups
 #   make screenshots     _build/screenshots/{desktop,phone}/<page>.png (builds the book if needed)
 #   make pdf             _build/pdf/book.pdf from the single-page build, then its test
 #   make live-kernel     each chapter in Voila on 127.0.0.1: a slider moved by keyboard in every

@@ -44,9 +44,15 @@ def site():
         yield visit
         context.close()
         _AXE.update({rel: v["desktop"].axe for rel, v in cache.items() if v["desktop"].axe is not None})
+        _CONTRAST.update({rel: v["desktop"].contrast for rel, v in cache.items() if v["desktop"].contrast})
+        for v in cache.values():
+            for what, seconds in v["desktop"].seconds.items():
+                _SECONDS[what] += seconds
 
 
 _AXE: dict[str, dict] = {}
+_CONTRAST: dict[str, dict] = {}
+_SECONDS: Counter = Counter()
 
 
 def pytest_terminal_summary(terminalreporter):
@@ -61,9 +67,26 @@ def pytest_terminal_summary(terminalreporter):
             pages[rule] += 1
             impact[rule] = imp
     tr = terminalreporter
-    contrast = "with" if browsing.AXE_CONTRAST else "without"
-    tr.section(f"axe-core violations on {len(_AXE)} pages ({contrast} colour-contrast)")
+    tr.section(f"axe-core violations on {len(_AXE)} pages (color-contrast: below)")
     if not rules:
         tr.write_line("none")
     for rule, n in sorted(rules.items(), key=lambda kv: (-kv[1], kv[0])):
         tr.write_line(f"{rule:32} {impact[rule]:9} {n:5} elements on {pages[rule]:2} pages")
+    for mode in browsing.COLOUR_MODES:
+        found = [c[mode] for c in _CONTRAST.values() if mode in c]
+        if not found:
+            continue
+        total = lambda k: sum(f[k] if isinstance(f[k], int) else len(f[k]) for f in found)  # noqa: E731
+        tr.write_line(
+            f"color-contrast, {mode} mode: {total('texts')} texts in {total('groups')} groups, "
+            f"{total('judged')} judged by axe: {total('violations')} failing, "
+            f"{total('incomplete')} undecided, {total('passes')} passing"
+        )
+        checked = [f["cross_check"] for f in found if "cross_check" in f]
+        if checked:
+            tr.write_line(
+                f"  cross-check, the rule on every text: {sum(c['failing'] for c in checked)} failing, "
+                f"{sum(len(c['missed']) for c in checked)} outside a failing group"
+            )
+    if _SECONDS:
+        tr.write_line("time in axe: " + ", ".join(f"{k} {v:.0f} s" for k, v in sorted(_SECONDS.items())))

@@ -11,8 +11,8 @@ check gets a two-page site with a missing file and a missing anchor.
 Each planted defect is one the reader review found or one a check names:
 a console error, a request to the internet, raw MyST and TeX in the prose,
 a formula MathJax cannot parse,
-a code output cut off without a scrollbar, a table with 1 px padding, an
-image without alt text (axe-core's image-alt, critical), explorer controls
+a code output cut off without a scrollbar, a table with 1 px padding, pale grey text on
+white (axe's color-contrast, serious), an image without alt text (axe-core's image-alt, critical), explorer controls
 pushed off the screen, a navigation drawer whose button opens nothing (phone
 width), and static explorers whose controls move with no kernel and no note
 (the static-widgets script removed).
@@ -31,6 +31,7 @@ from test_pages import (
     axe_problems,
     clipped_problems,
     console_problems,
+    contrast_problems,
     drawer_problems,
     explorer_problems,
     offsite_problems,
@@ -54,6 +55,7 @@ BODY = f"""
   <div class="math notranslate nohighlight">\\[\\frac{{1}}\\]</div>
   <div class="cell_output"><pre style="overflow-x: hidden; width: 200px">{MARK}: {"0123456789 " * 40}</pre></div>
   <table><tbody><tr><td style="padding: 1px">{MARK}</td><td style="padding: 1px">1,234</td></tr></tbody></table>
+  <p class="{MARK}-pale" style="color: #c8c8c8">{MARK}: pale grey text, too faint on a white page</p>
   <img src="https://{MARK}.invalid/picture.png" alt="{MARK}: an image from the internet">
   <img src="data:image/gif;base64,R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7" width="40" height="40">
 </section>
@@ -105,6 +107,11 @@ def test_clipping_check_catches_output_cut_without_scrollbar(planted, width):
 
 def test_padding_check_catches_a_tight_table(planted):
     assert mentions(padding_problems(planted["desktop"]), "1 px", MARK)
+
+
+def test_contrast_check_catches_pale_text(planted):
+    found = contrast_problems(planted["desktop"])
+    assert mentions(found, "light:", f"{MARK}-pale"), found
 
 
 def test_axe_catches_an_image_without_alt_text(planted):
