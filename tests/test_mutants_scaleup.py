@@ -321,3 +321,9 @@ def test_ring_layout_reads_any_truthy_row_as_failures():
 def test_switches_and_seeds_are_checked(call, name):
     with pytest.raises(ValueError, match=f"^{name} must be"):
         call()
+
+
+def test_seed_zero_is_a_seed():
+    """0 is a valid seed (the lowest), for the trace and for the fault draws."""
+    assert synthetic_fault_trace(seed=0).faulty_pct.size == 348 * 24
+    assert draw_failures(0.5, 4, 2, seed=0).shape == (2, 4)
