@@ -166,17 +166,23 @@ pdf: $(STAMP)
 	$(BIN)/python tools/pdf.py _build/singlehtml/index.html _build/pdf/book.pdf
 	$(BIN)/python -m pytest -q tests/browser/test_pdf.py -p no:cacheprovider
 
-# Voila and its server, pinned like the book's own packages (constraints from requirements.txt).
+# Voila and its server, pinned to what .venv holds (constraints from its pip freeze).
 # The chapter kernels need exactly the book's packages, so .venv-browser reads .venv's
 # site-packages through a .pth file and installs only what Voila adds (about 30 packages,
-# 40 s instead of 3 min for a full copy); .venv itself never sees Voila.
-# clustermath comes from lib/ through PYTHONPATH.
+# 40 s instead of 3 min for a full copy); .venv itself never sees Voila. The packages that
+# ship data files Jupyter looks for under the environment's own prefix (nbconvert's
+# templates, which Voila's extend; the widgets' labextension; the kernel spec) are installed
+# again here, without their dependencies: through the .pth alone Voila served pages whose
+# widgets never rendered. clustermath comes from lib/ through PYTHONPATH.
+JUPYTER_DATA_PKGS := nbconvert ipykernel ipywidgets widgetsnbextension jupyterlab_widgets
 $(BROWSER_STAMP): requirements.txt $(STAMP)
 	@test -x $(BROWSER_VENV)/bin/python || $(PYTHON) -m venv $(BROWSER_VENV)
 	$(BIN)/python -c "import sysconfig; print(sysconfig.get_paths()['purelib'])" \
 	  > "$$($(BROWSER_VENV)/bin/python -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")/book-venv.pth"
-	grep -E '^[A-Za-z0-9_.-]+==' requirements.txt > $(BROWSER_VENV)/constraints.txt
+	$(BIN)/python -m pip freeze --exclude-editable | grep -E '^[A-Za-z0-9_.-]+==' > $(BROWSER_VENV)/constraints.txt
 	$(BROWSER_VENV)/bin/python -m pip install --quiet -c $(BROWSER_VENV)/constraints.txt $(VOILA_PKGS)
+	$(BROWSER_VENV)/bin/python -m pip install --quiet --no-deps --ignore-installed \
+	  -c $(BROWSER_VENV)/constraints.txt $(JUPYTER_DATA_PKGS)
 	@touch $@
 
 # In make test: two moves up and two down per explorer (MOVES=20 for latency figures, as in make bench).

@@ -169,7 +169,10 @@ def drive_chapter(context, base: str, notebook: str, moves: int, timeout_s: floa
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     t0 = time.perf_counter()
-    page.goto(f"{base}voila/render/{notebook}", wait_until="domcontentloaded", timeout=timeout_s * 1000)
+    response = page.goto(f"{base}voila/render/{notebook}", wait_until="domcontentloaded", timeout=timeout_s * 1000)
+    if response is None or response.status >= 400:
+        status = response.status if response is not None else "no response"
+        raise RuntimeError(f"Voila answered HTTP {status} for {notebook} (see _build/voila.log)")
     wait_rendered(page, expected_views(notebook), timeout_s)
     load_s = time.perf_counter() - t0
     explorers = page.evaluate(TAG_JS, CONTROL)
