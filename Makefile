@@ -36,7 +36,7 @@ book: $(STAMP)
 	@echo ""
 	@echo "The book is at: file://$(CURDIR)/_build/html/index.html"
 
-# The live-kernel check (about 2.5 min with its environment on a quiet two-core machine) runs last;
+# The live-kernel check (about 1 min 45 s with its environment on a quiet two-core machine) runs last;
 # LIVE=0 leaves it out of a quick local run.
 test: $(STAMP) unit nbval build-check browser-check actionlint exercises-check $(if $(filter 0,$(LIVE)),,live-kernel)
 
