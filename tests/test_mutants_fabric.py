@@ -18,7 +18,8 @@ from clustermath.redundancy import (
     uplink_headroom,
 )
 
-BAD = "§"  # not a number, not a flag, not a choice: every check rejects it
+from argument_errors import assert_errors_name_their_argument
+
 
 # function, valid keyword arguments, {argument: what its ValueError says the argument must be}
 N, W = "a number in", "a whole number in"
@@ -77,10 +78,7 @@ MESSAGES = [
 @pytest.mark.parametrize("function, valid, expected", MESSAGES, ids=[f.__name__ for f, _, _ in MESSAGES])
 def test_every_error_names_its_argument_range_and_unit(function, valid, expected):
     """Each ValueError names the argument that is wrong, its range and its unit (and no other argument's)."""
-    for name, text in expected.items():
-        with pytest.raises(ValueError) as err:
-            function(**{**valid, name: BAD})
-        assert str(err.value).startswith(f"{name} must be {text}, got '§'"), (name, str(err.value))
+    assert_errors_name_their_argument(function, valid, expected)
 
 
 # -- fabric_designs ------------------------------------------------------------------------------

@@ -37,8 +37,8 @@ RISKS = {
            "and no stacking",
     "torus": "assumes one owner for chip, compiler and scheduler; all-to-all crosses the mesh; a dead host "
              "breaks every fixed slice through it",
-    "rail_only": "MoE all-to-all 8.2-11.2% slower; no relay across tenants; a failed GPU's replacement must be "
-                 "on the same rail",
+    "rail_only": "the experts' all-to-all takes 8.2-11.2% longer; no relay across tenants; a failed GPU's "
+                 "replacement must be on the same rail",
 }
 """The risk line printed for each pattern, from the matrix rows "ToR redundancy" and "Failure handling"."""
 

@@ -214,18 +214,14 @@ class RingExplorer(ModelView):
         return self._last
 
     def _word_rows(self, result: RingBuilder) -> list[tuple[str, str, bool]]:
-        rows = []
-        for label, name, spec in self.LABELS:
-            value = getattr(result, name)
-            flagged = name == "bound" and value > 1.0
-            rows.append((label, spec.format(value) + (" (above 100%: says nothing)" if flagged else ""), flagged))
-        return rows
+        """(label, formatted value, flagged): the bound is flagged when it exceeds 100%."""
+        return [(label, spec.format(getattr(result, name)), name == "bound" and getattr(result, name) > 1.0)
+                for label, name, spec in self.LABELS]
 
     def table_html(self, result: RingBuilder) -> str:
         rows = self._word_rows(result)
         flagged = {i: "the bound is above 100%: it says nothing here" for i, (_, _, bad) in enumerate(rows) if bad}
-        return table(("output", "value"), [(k, v.replace(" (above 100%: says nothing)", "")) for k, v, _ in rows],
-                     flagged=flagged)
+        return table(("output", "value"), [(k, v) for k, v, _ in rows], flagged=flagged)
 
     def report(self) -> str:
         a = self.arguments
@@ -233,7 +229,8 @@ class RingExplorer(ModelView):
                 f"TP-{a['tp']}, K = {a['hops']} (200 draws of 2,880 GPUs)")
         rows = self._word_rows(self.compute())
         width = max(len(k) for k, _, _ in rows) + 2
-        return "\n".join([head] + [f"{k:<{width}}{v:>14}" for k, v, _ in rows])
+        return "\n".join([head] + [f"{k:<{width}}{v + (' (above 100%: says nothing)' if bad else ''):>14}"
+                                    for k, v, bad in rows])
 
 
 def _ring_model(fault_pct: float, gpus_per_node: int, tp: int, hops: int) -> RingBuilder:
