@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import inspect
+import re
 from fractions import Fraction
 
 import numpy as np
@@ -120,6 +121,35 @@ def test_check_percent_unit_has_no_space(capsys):
 def test_check_failure_names_label_computed_and_stated():
     with pytest.raises(CheckFailed, match=r"^peak: computed 6,399 TFLOPS, but the source 000 states 6,400 TFLOPS$"):
         check("peak", 6399, 6400, unit="TFLOPS", source="source 000")
+
+
+@pytest.mark.parametrize(
+    "kind, source, bracket",
+    [
+        ("quoted", "source 002", "quoted from source 002"),
+        ("rebuilt", "source 000's table", "rebuilt from source 000's table"),
+        ("derived", "", "derived by the book"),
+        ("derived", "24 h × 0.1 ÷ 10 min", "derived, 24 h × 0.1 ÷ 10 min"),
+        ("algebra", "", "algebra"),
+        ("algebra", "√(2δM)", "algebra, √(2δM)"),
+    ],
+)
+def test_check_kind_sets_the_bracket(kind, source, bracket, capsys):
+    check("x", 2, 2, kind=kind, source=source)
+    assert capsys.readouterr().out == f"✓ x: 2  [{bracket}: 2]\n"
+    with pytest.raises(CheckFailed, match=rf"^x: computed 3, but {re.escape(bracket)} gives 2$"):
+        check("x", 3, 2, kind=kind, source=source)
+
+
+@pytest.mark.parametrize("kind", ["quoted", "rebuilt"])
+def test_check_quoted_and_rebuilt_name_their_source(kind):
+    with pytest.raises(ValueError, match=r"^source must name where"):
+        check("x", 1, 1, kind=kind)
+
+
+def test_check_rejects_an_unknown_kind():
+    with pytest.raises(ValueError, match=r"^kind must be one of quoted, rebuilt, derived, algebra, got 'source'$"):
+        check("x", 1, 1, kind="source", source="source 000")
 
 
 def test_check_failed_is_an_assertion_error():

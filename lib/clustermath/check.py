@@ -10,7 +10,19 @@ from __future__ import annotations
 import math
 from numbers import Integral, Real
 
-__all__ = ["CheckFailed", "check", "fmt_value"]
+__all__ = ["CHECK_KINDS", "CheckFailed", "check", "fmt_value"]
+
+CHECK_KINDS: dict[str, str] = {
+    "quoted": "the expected value is printed in the source named by ``source``",
+    "rebuilt": "the source's value was lost (a blank cell, a table rendered as an image) and the "
+               "book rebuilt it from the model and the source's prose; ``source`` names the table",
+    "derived": "the source never prints this value; the book derived it from the source's other "
+               "figures (``source`` may say how, e.g. '24 h × 0.1 ÷ 10 min')",
+    "algebra": "the expected value is a second, independent computation of the same quantity "
+               "(a closed form, an identity, an exact count); ``source`` may name it",
+}
+"""Where a check's expected value comes from. A check line never credits a source with a
+number it did not print: only ``quoted`` names a source as the value's origin."""
 
 
 class CheckFailed(AssertionError):
@@ -43,7 +55,8 @@ def check(
     tol: float = 0.0,
     rel: float = 0.0,
     fmt: str | None = None,
-    source: str = "source",
+    source: str = "",
+    kind: str | None = None,
 ) -> None:
     """Assert that ``value`` equals the ``expected`` value a source states, and say so.
 
@@ -51,9 +64,14 @@ def check(
     ``|value - expected| <= max(tol, rel * |expected|)``; with both tolerances
     zero they must be equal.  On success one line is printed::
 
-        ✓ <label>: <value> <unit>  [<source>: <expected> <unit>]
+        ✓ <label>: <value> <unit>  [<origin>: <expected> <unit>]
 
     and nothing is returned, so a check at the end of a cell adds no output.
+
+    ``kind`` says where ``expected`` comes from (see ``CHECK_KINDS``) and sets the
+    bracket: ``[quoted from source 002: 466]``, ``[rebuilt from source 000's table: 18]``,
+    ``[derived by the book: 2.4]`` or ``[derived, 24 h × 0.1 ÷ 10 min: 2.4]``,
+    ``[algebra, √(2δM): 23.2]``. ``quoted`` and ``rebuilt`` need ``source``.
 
     Raises ``CheckFailed`` (an ``AssertionError``) naming the label, the
     computed value and the stated one on a mismatch, and ``ValueError`` when a
@@ -61,6 +79,7 @@ def check(
     """
     if tol < 0 or rel < 0:
         raise ValueError(f"tol and rel must be >= 0, got tol={tol}, rel={rel}")
+    origin = _origin(kind, source)
     suffix = unit if unit == "%" else (f" {unit}" if unit else "")
     shown = fmt_value(value, fmt) + suffix
     stated = fmt_value(expected, fmt) + suffix
@@ -71,8 +90,24 @@ def check(
     else:
         ok = _exactly_equal(value, expected)
     if not ok:
-        raise CheckFailed(f"{label}: computed {shown}, but the {source} states {stated}")
-    print(f"✓ {label}: {shown}  [{source}: {stated}]")
+        said = f"the {origin} states" if kind is None else f"{origin} gives"
+        raise CheckFailed(f"{label}: computed {shown}, but {said} {stated}")
+    print(f"✓ {label}: {shown}  [{origin}: {stated}]")
+
+
+def _origin(kind: str | None, source: str) -> str:
+    """The bracket's words before the expected value (see ``CHECK_KINDS``)."""
+    if kind is None:  # undeclared: the old form, kept until every chapter declares its kinds
+        return source or "source"
+    if kind not in CHECK_KINDS:
+        raise ValueError(f"kind must be one of {', '.join(CHECK_KINDS)}, got {kind!r}")
+    if kind in ("quoted", "rebuilt"):
+        if not source:
+            raise ValueError(f"source must name where a {kind} value comes from, got {source!r}")
+        return f"{kind} from {source}"
+    if kind == "derived":
+        return f"derived, {source}" if source else "derived by the book"
+    return f"algebra, {source}" if source else "algebra"
 
 
 def _exactly_equal(value: object, expected: object) -> bool:
