@@ -59,9 +59,9 @@ bench: $(STAMP) $(BROWSER_STAMP)
 	$(BIN)/python tools/bench_widgets.py
 	$(BIN)/python tools/live_kernel.py --voila $(BROWSER_VENV)/bin/voila --moves 20
 
-# Mutation testing: every top-level model module and compositions/, each against the tests that
-# cover it, in a scratch copy under _build/mutants (see tools/mutants/REPORT.md). CPU-heavy:
-# `make mutants MODULES="scaling placement"` runs some modules only; JOBS sets mutmut's workers.
+# Mutation testing: every model module of every wing, each against the tests that cover it, in a
+# scratch copy under _build/mutants (see tools/mutants/REPORT.md). CPU-heavy:
+# `make mutants MODULES="placement scaling"` runs one wing or some modules only; JOBS sets mutmut's workers.
 MODULES ?=
 mutants: $(STAMP)
 	nice $(BIN)/python tools/mutants/run.py --jobs $(JOBS) $(MODULES)

@@ -3,7 +3,7 @@ from fractions import Fraction
 
 import pytest
 
-from clustermath.compositions.budget import peak_to_delivered
+from clustermath.peak.budget import peak_to_delivered
 
 
 def test_worked_budget_is_the_exact_product():

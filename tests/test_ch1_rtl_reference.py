@@ -29,7 +29,7 @@ from clustermath import (
     spec_of,
     straggler_step,
 )
-from clustermath.ports import WRAP_ERRATA
+from clustermath.peak.ports import WRAP_ERRATA
 
 M16, M32 = 0xFFFF, 0xFFFFFFFF
 

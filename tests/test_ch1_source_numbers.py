@@ -252,7 +252,7 @@ def test_debug_lab_numbers_as_the_models_compute_them():
 def test_debug_lab_step_2_has_no_reading_that_gives_14_gb_at_both_sizes():
     """§21 step 2: "unchanged at 14 GB". The whole-cluster ring (the lab's own reason) gives
     15 GB at 32 and 64 ranks; eight replicas give 14 GB at four stages but 7 GB at eight."""
-    from clustermath.compositions.debug_lab import fabric_bytes
+    from clustermath.peak.debug_lab import fabric_bytes
 
     w = fabric_bytes()
     assert (w.moved_32_ranks_gb, w.moved_64_ranks_gb) == (15, 15)

@@ -1,4 +1,4 @@
-"""The ten worked tables of source 000 (clustermath.compositions.worked_tables.TABLES).
+"""The ten worked tables of source 000 (clustermath.peak.worked_tables.TABLES).
 
 Each table is run in both builds: its totals must equal the ones the source's
 prose states, every value a row ``states`` must be what the model computes,
@@ -11,7 +11,7 @@ import dataclasses
 import pytest
 
 from clustermath import MODELS, spec_of
-from clustermath.compositions.worked_tables import TABLES, Row, WorkedTable, table
+from clustermath.peak.worked_tables import TABLES, Row, WorkedTable, table
 
 NAMES = [m.__name__ for m in MODELS]
 

@@ -5,14 +5,14 @@ import math
 
 import pytest
 
-from clustermath.fabric_choice import DEFAULTS, choose_fabric, rail_only_ever_first, rank_after_each_change
-from clustermath.fabric_designs import (
+from clustermath.fabric_designs.choice import DEFAULTS, choose_fabric, rail_only_ever_first, rank_after_each_change
+from clustermath.fabric_designs.designs import (
     DESIGNS, MATRIX_ROWS, TABLE2_STATED, clos_max_gpus, clos_ports, clos_switches, clos_tiers, hpn_scale,
     megascale_tor_set, meta_zone, spine_cost, table2_row, tiers_for, tpu_v4_machine,
 )
-from clustermath.incast import bdp_bytes, ecn_bound, incast, queue_trace
-from clustermath.load_balance import expected_idle, hash_flows, polarized_loads, queue_reduction_pct
-from clustermath.redundancy import (
+from clustermath.fabric_designs.incast import bdp_bytes, ecn_bound, incast, queue_trace
+from clustermath.fabric_designs.load_balance import expected_idle, hash_flows, polarized_loads, queue_reduction_pct
+from clustermath.fabric_designs.redundancy import (
     dual_tor, host_availability_for, interruption_budget, slice_goodput, slice_intact, uplink_headroom,
 )
 
@@ -175,7 +175,7 @@ def test_errors_name_the_argument(call, name):
 
 
 def test_failure_stepper():
-    from clustermath.redundancy import FAILURE_DESIGNS, failure_step
+    from clustermath.fabric_designs.redundancy import FAILURE_DESIGNS, failure_step
     speeds = {d: [failure_step(i, s).job_speed_pct for s in range(4)] for i, d in enumerate(FAILURE_DESIGNS)}
     assert speeds["meta"] == [100.0, 100.0, 100.0, 0.0]
     assert speeds["hpn"] == [100.0, 93.75, 100.0, 93.75]
@@ -187,7 +187,7 @@ def test_failure_stepper():
 
 
 def test_transfer_stepper():
-    from clustermath.fabric_designs import transfer_step
+    from clustermath.fabric_designs.designs import transfer_step
     ends = [transfer_step(i, 8) for i in range(4)]
     assert [e.network_links for e in ends] == [4, 2, 4, 0]
     assert [e.total_links for e in ends] == [4, 3, 4, 3]
@@ -198,7 +198,7 @@ def test_transfer_stepper():
 
 
 def test_link_loads():
-    from clustermath.load_balance import link_loads
+    from clustermath.fabric_designs.load_balance import link_loads
     ecmp = link_loads(16, 16, 0)
     assert ecmp.sum() == 16 and (ecmp == 0).sum() > 0
     assert (link_loads(16, 16, spray=True) == 1.0).all()

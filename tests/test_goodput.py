@@ -5,8 +5,8 @@ import math
 
 import pytest
 
-from clustermath.goodput import blast_radius, eject_or_keep, goodput_budget, straggler_tax
-from clustermath.reliability import daly_lost, young_interval
+from clustermath.reliability.goodput import blast_radius, eject_or_keep, goodput_budget, straggler_tax
+from clustermath.reliability.interruptions import daly_lost, young_interval
 
 GPU_MTBF_H = 16_384 * 54 * 24 / 419
 

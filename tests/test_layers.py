@@ -1,8 +1,13 @@
-"""The package's three layers, enforced: models, views, feedback.
+"""The package's layout and layers, enforced: shared modules, wings, views, feedback.
 
-* models (the top level of ``clustermath`` and ``compositions/``) never import
-  ``clustermath.views``, ``clustermath.feedback``, ipywidgets or matplotlib, so
-  they stay pure and cheap to import in a grader or a test;
+* every model lives in a *wing*, one folder per chapter (``peak/``,
+  ``reliability/`` ...); the top of the package holds only the few modules every
+  wing shares (``SHARED``), so the flat layout cannot come back;
+* each wing has a view module and a feedback module of the same name;
+* models (wings and shared modules) never import ``clustermath.views``,
+  ``clustermath.feedback``, ipywidgets or matplotlib, so they stay pure and cheap
+  to import in a grader or a test; a wing may import the shared modules and
+  another wing's models; a shared module imports no wing (no arrow runs back up);
 * views (``views/``) import models, never feedback;
 * feedback (``feedback/``) imports models only: no views, ipywidgets or matplotlib.
 
@@ -27,6 +32,32 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "view": ("clustermath.feedback",),
     "feedback": ("clustermath.views", *WIDGET_LIBS),
 }
+
+
+SHARED = ("check", "labels", "runner", "validate")
+"""The top-level modules every wing shares (besides ``__init__``); at most six."""
+LAYERS = ("views", "feedback")
+
+
+def wings() -> list[str]:
+    """The model folders: every package under ``clustermath`` except the view and feedback layers."""
+    return sorted(p.parent.name for p in PACKAGE.glob("*/__init__.py") if p.parent.name not in LAYERS)
+
+
+def layout_problems(package: Path) -> list[str]:
+    """What breaks the one-wing-per-chapter layout of ``package`` (a folder like lib/clustermath)."""
+    problems = []
+    for path in sorted(package.glob("*.py")):
+        if path.stem != "__init__" and path.stem not in SHARED:
+            problems.append(f"{path.name}: a model module at the top of the package; put it in its "
+                            f"chapter's wing ({', '.join(sorted(p.parent.name for p in package.glob('*/__init__.py') if p.parent.name not in LAYERS))})")
+    for folder in sorted(p.parent for p in package.glob("*/__init__.py")):
+        if folder.name in LAYERS:
+            continue
+        for layer in LAYERS:
+            if not (package / layer / f"{folder.name}.py").exists():
+                problems.append(f"{folder.name}/: a wing without {layer}/{folder.name}.py")
+    return problems
 
 
 def layer_of(module: str) -> str:
@@ -71,17 +102,71 @@ def imports_of(path: Path) -> list[tuple[int, str]]:
 
 def violations(paths) -> list[str]:
     bad = []
+    wing_names = wings()
     for path in paths:
         mod = module_name(path)
         layer = layer_of(mod)
+        banned_here = FORBIDDEN[layer]
+        if mod.count(".") == 1 and mod.split(".")[1] in SHARED:  # a shared module imports no wing
+            banned_here = (*banned_here, *(f"clustermath.{w}" for w in wing_names))
         for line, target in imports_of(path):
-            for banned in FORBIDDEN[layer]:
+            for banned in banned_here:
                 if target == banned or target.startswith(banned + "."):
                     bad.append(f"{path.relative_to(PACKAGE.parent)}:{line}: {layer} {mod} imports {target}")
     return bad
 
 
 MODULES = sorted(PACKAGE.rglob("*.py"))
+
+
+def test_every_model_lives_in_a_wing_named_as_its_view_and_feedback():
+    assert layout_problems(PACKAGE) == []
+    assert len(SHARED) <= 6
+    assert wings() == sorted(clustermath.WINGS)
+
+
+def test_a_model_module_at_the_top_is_caught(tmp_path):
+    """The layout rule is live: a model put back at the top of a copy of the package is reported."""
+    import shutil
+    copy = tmp_path / "clustermath"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    (copy / "young.py").write_text("def young_interval(save_s, mtbf_s):\n    return (2 * save_s * mtbf_s) ** 0.5\n")
+    (copy / "views" / "scaleup.py").unlink()
+    assert layout_problems(copy) == [
+        "young.py: a model module at the top of the package; put it in its chapter's wing "
+        f"({', '.join(sorted(clustermath.WINGS))})",
+        "scaleup/: a wing without views/scaleup.py",
+    ]
+
+
+def test_a_wing_importing_a_view_is_caught():
+    """A wing module that imports a view is reported."""
+    probe = PACKAGE / "reliability" / "_layer_probe.py"
+    try:
+        probe.write_text("from ..views.reliability import goodput_explorer\nfrom ..scaleup import domains\n")
+        assert violations([probe]) == [
+            "clustermath/reliability/_layer_probe.py:1: model clustermath.reliability._layer_probe "
+            "imports clustermath.views.reliability",
+            "clustermath/reliability/_layer_probe.py:1: model clustermath.reliability._layer_probe "
+            "imports clustermath.views.reliability.goodput_explorer",
+        ]
+    finally:
+        probe.unlink()
+
+
+def test_a_shared_module_importing_a_wing_is_caught(monkeypatch):
+    """No arrow runs back up: a shared module that imports a wing is reported."""
+    import sys
+    probe = PACKAGE / "_shared_probe.py"
+    monkeypatch.setattr(sys.modules[__name__], "SHARED", (*SHARED, "_shared_probe"))
+    try:
+        probe.write_text("from .peak import scaling\n")
+        assert violations([probe]) == [
+            "clustermath/_shared_probe.py:1: model clustermath._shared_probe imports clustermath.peak",
+            "clustermath/_shared_probe.py:1: model clustermath._shared_probe imports clustermath.peak.scaling",
+        ]
+    finally:
+        probe.unlink()
 
 
 def test_the_package_has_all_three_layers():
@@ -107,4 +192,4 @@ def test_a_model_importing_matplotlib_is_caught(tmp_path, monkeypatch):
 
 def test_relative_imports_resolve_to_their_absolute_module():
     got = {target for _, target in imports_of(PACKAGE / "views" / "peak.py")}
-    assert {"clustermath.views.base", "clustermath.scaling", "clustermath.compositions.budget"} <= got
+    assert {"clustermath.views.base", "clustermath.peak.scaling", "clustermath.peak.budget"} <= got

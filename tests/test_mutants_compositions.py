@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 
 from clustermath import bubble_fraction, checkpoint_cost, pipeline_bubble, straggler_step
-from clustermath.compositions import debug_lab as lab
-from clustermath.compositions.budget import BudgetTerm, peak_to_delivered
+from clustermath.peak import debug_lab as lab
+from clustermath.peak.budget import BudgetTerm, peak_to_delivered
 
 
 # -- the peak-to-delivered budget ---------------------------------------------------------------
@@ -163,7 +163,7 @@ def test_lab_summary_rows():
 from types import MappingProxyType  # noqa: E402
 
 from clustermath import spec_of  # noqa: E402
-from clustermath.compositions.worked_tables import TABLES, Row, table  # noqa: E402
+from clustermath.peak.worked_tables import TABLES, Row, table  # noqa: E402
 
 
 def test_tables_are_keyed_by_their_models_name():

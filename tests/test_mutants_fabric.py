@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import pytest
 
-from clustermath.fabric_choice import DEFAULTS, choose_fabric, rail_only_ever_first, rank_after_each_change
-from clustermath.fabric_designs import (
+from clustermath.fabric_designs.choice import DEFAULTS, choose_fabric, rail_only_ever_first, rank_after_each_change
+from clustermath.fabric_designs.designs import (
     clos_max_gpus, clos_ports, clos_switches, clos_tiers, hpn_scale, megascale_tor_set, meta_zone, spine_cost,
     table2_row, tier_counts, tiers_for, tpu_v4_machine, transfer_step,
 )
-from clustermath.incast import bdp_bytes, ecn_bound, incast, queue_trace
-from clustermath.load_balance import expected_idle, hash_flows, link_loads, polarized_loads, queue_reduction_pct
-from clustermath.redundancy import (
+from clustermath.fabric_designs.incast import bdp_bytes, ecn_bound, incast, queue_trace
+from clustermath.fabric_designs.load_balance import expected_idle, hash_flows, link_loads, polarized_loads, queue_reduction_pct
+from clustermath.fabric_designs.redundancy import (
     dual_tor, failure_step, host_availability_for, interruption_budget, slice_goodput, slice_intact,
     uplink_headroom,
 )
@@ -293,7 +293,7 @@ def test_rail_only_can_come_first_without_moe():
 
 
 def test_decision_summary_flattens_the_choice():
-    from clustermath.fabric_choice import decision_summary
+    from clustermath.fabric_designs.choice import decision_summary
     s = decision_summary()
     assert (s.target_gpus, s.building_gpus, s.meta, s.hpn, s.torus, s.rail_only) == (1_024, 66_666, 1, 2, 2, 0)
     assert (s.first, s.last) == ("HPN-style dual-plane", "rail-only")
@@ -451,7 +451,7 @@ def test_headroom_dual_tor_and_budget_follow_their_inputs():
     assert b.per_interruption_min == pytest.approx(129.6 * 60 / 466)
     assert interruption_budget(effective_pct=0).lost_allowed_h == pytest.approx(1_296)
     import dataclasses
-    from clustermath.reliability import LLAMA3_405B
+    from clustermath.reliability.interruptions import LLAMA3_405B
     one = interruption_budget(dataclasses.replace(LLAMA3_405B, total=1))
     assert one.spacing_h == pytest.approx(1_296) and one.per_interruption_min == pytest.approx(129.6 * 60)
     with pytest.raises(ValueError, match=r"^record.total must be at least 1 interruption, got 0$"):
@@ -506,7 +506,7 @@ def test_defaults_are_the_books_settings():
 
 
 def test_transfer_step_names_its_pattern():
-    from clustermath.fabric_designs import TRANSFER_PATHS
+    from clustermath.fabric_designs.designs import TRANSFER_PATHS
     assert [transfer_step(p).pattern for p in range(4)] == list(TRANSFER_PATHS)
 
 

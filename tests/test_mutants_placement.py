@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from clustermath.placement import hops_crossing_formula, placement, step_traffic, tp_group_layout
+from clustermath.placement.parallelism import hops_crossing_formula, placement, step_traffic, tp_group_layout
 
 from argument_errors import BAD, assert_errors_name_their_argument
 
@@ -31,7 +31,7 @@ def test_step_traffic_rejects_a_scatter_gather_that_is_not_a_flag():
 
 # -- every size at the ends of its range ------------------------------------------------------
 
-from clustermath.placement import MAX_GPUS, network_traffic  # noqa: E402
+from clustermath.placement.parallelism import MAX_GPUS, network_traffic  # noqa: E402
 
 VALID_BY_NAME = {f.__name__: v for f, v in VALID}
 FUNCTIONS = {f.__name__: f for f, _ in VALID}

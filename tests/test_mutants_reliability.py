@@ -238,5 +238,5 @@ def test_interruption_row_reports_daly_loss_at_daly_interval():
 
 
 def test_rounding_tol_of_a_negative_figure():
-    from clustermath.reliability import rounding_tol
+    from clustermath.reliability.interruptions import rounding_tol
     assert rounding_tol(-0.485) == rounding_tol(0.485) == pytest.approx(0.0005)

@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from clustermath.ring_builder import draw_failures, ring_builder, ring_draws, ring_layout
-from clustermath.scaleup import (
+from clustermath.scaleup.ring_builder import draw_failures, ring_builder, ring_draws, ring_layout
+from clustermath.scaleup.domains import (
     alignment_fault_radius, convert_node_rate, db_to_fraction, fragmentation, gpu_fault_probability,
     link_budget, synthetic_fault_trace, tor_wiring, waste_bound,
 )
@@ -124,7 +124,7 @@ def test_link_budget_exactly():
 
 
 def test_quantile_curve_passes_through_the_median_and_the_p99():
-    from clustermath.scaleup import _Z99, _quantile_curve
+    from clustermath.scaleup.domains import _Z99, _quantile_curve
     for gamma in (0.5, 1.0, 2.0):
         curve = _quantile_curve(np.array([-_Z99, 0.0, _Z99, 2 * _Z99]), 2.0, 8.0, gamma)
         assert curve[1] == pytest.approx(2.0) and curve[2] == pytest.approx(8.0)

@@ -17,7 +17,7 @@ from collections import defaultdict
 
 import pytest
 
-from clustermath.placement import (
+from clustermath.placement.parallelism import (
     MAX_GPUS,
     network_traffic,
     placement,

@@ -17,7 +17,7 @@ import pytest
 import clustermath
 from clustermath import MODELS, U16_MAX, CheckFailed, Tally, check, run, spec_of
 from clustermath.check import fmt_value
-from clustermath.ports import WRAP_ERRATA, sat16
+from clustermath.peak.ports import WRAP_ERRATA, sat16
 from clustermath.validate import flag, port16 as u16
 from clustermath.runner import MAX_ROWS, ModelSpec
 

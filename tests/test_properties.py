@@ -45,7 +45,7 @@ from clustermath import (
     young_interval,
     young_lost,
 )
-from clustermath.placement import _domains_of_ranks, placement
+from clustermath.placement.parallelism import _domains_of_ranks, placement
 from clustermath.views import fabric_designs as fabric_designs_views
 from clustermath.views import peak as peak_views
 from clustermath.views import placement as placement_views

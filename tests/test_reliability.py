@@ -16,7 +16,7 @@ import math
 import numpy as np
 import pytest
 
-from clustermath.reliability import (
+from clustermath.reliability.interruptions import (
     HARDWARE_EXCLUDED, LLAMA3_405B, SOURCE_003_TABLE, async_checkpoint, checkpoint_plan,
     daly_exact_interval, daly_interval, daly_lost, daly_wall_ratio, first_order_lost, gpu_failure_rate,
     interruption_row, interruption_table, job_mtbf_s, rounding_tol, root_cause_checks, share_pct,

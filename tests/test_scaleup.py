@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from clustermath.placement import placement
-from clustermath.scaleup import (
+from clustermath.placement.parallelism import placement
+from clustermath.scaleup.domains import (
     alignment_fault_radius, convert_node_rate, db_to_fraction, fragmentation, gpu_fault_probability,
     link_budget, synthetic_fault_trace, tor_wiring, waste_bound,
 )

@@ -11,10 +11,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from clustermath.ring_builder import (
+from clustermath.scaleup.ring_builder import (
     DEFAULT_DRAWS, DEFAULT_GPUS, draw_failures, ring_builder, ring_draws, ring_layout,
 )
-from clustermath.scaleup import convert_node_rate, waste_bound
+from clustermath.scaleup.domains import convert_node_rate, waste_bound
 
 
 def reference_ring_draws(failed, gpus_per_node, tp, hops, switch_gpus=72):

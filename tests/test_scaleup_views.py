@@ -8,8 +8,8 @@ import pytest
 
 pytest.importorskip("ipywidgets")
 
-from clustermath.ring_builder import ring_builder  # noqa: E402
-from clustermath.scaleup import synthetic_fault_trace  # noqa: E402
+from clustermath.scaleup.ring_builder import ring_builder  # noqa: E402
+from clustermath.scaleup.domains import synthetic_fault_trace  # noqa: E402
 from clustermath.views.scaleup import (  # noqa: E402
     PRESETS, figure_fault_trace, figure_fragmentation, figure_k_hop_ring, figure_tor_wiring, ring_explorer,
 )

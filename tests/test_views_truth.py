@@ -26,7 +26,7 @@ from pathlib import Path
 import ipywidgets as W
 import pytest
 
-from clustermath.compositions.worked_tables import TABLES
+from clustermath.peak.worked_tables import TABLES
 from clustermath.labels import WORDS, words
 from clustermath.views import fabric_designs, peak, placement, reliability, scaleup
 from clustermath.views.base import OVER, ModelView, flags, ladder, table

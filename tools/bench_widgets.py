@@ -60,7 +60,7 @@ def ring_builder_speedup(repeats: int = 5) -> str:
     import importlib.util
     from pathlib import Path
 
-    from clustermath.ring_builder import draw_failures, ring_draws
+    from clustermath.scaleup.ring_builder import draw_failures, ring_draws
 
     path = Path(__file__).resolve().parent.parent / "tests" / "test_scaleup_ring.py"
     spec = importlib.util.spec_from_file_location("ring_reference", path)

@@ -3,7 +3,7 @@
 Tables and controls show these instead of the Python names (``comm_ms`` is
 "communication per step (ms)"); a test checks that every control and every
 table header of every explorer, and every worked table's header, is in
-words. Pure data: importable by models, compositions and views alike.
+words. Pure data: importable by every wing and view alike.
 """
 from __future__ import annotations
 

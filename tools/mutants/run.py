@@ -52,19 +52,22 @@ COMPOSITIONS = ["test_ch1_worked_tables.py", "test_ch1_source_numbers.py", "test
 CH4 = ["test_fabric_designs.py", "test_mutants_fabric.py"]
 CH5 = ["test_scaleup.py", "test_scaleup_ring.py", "test_mutants_scaleup.py"]
 MODULES: dict[str, list[str]] = {
-    **{m: CH1 for m in ("scaling.py", "collectives.py", "pipeline.py", "checkpoint.py", "failures.py",
-                        "stragglers.py", "activations.py", "fabric.py", "economics.py")},
-    "assembled.py": ["test_ch1_assembled.py", "test_ch1_models.py", "test_mutants_models.py"],
-    **{m: PLUMBING for m in ("ports.py", "check.py", "runner.py", "validate.py")},
-    "reliability.py": CH2,
-    "goodput.py": CH2,
-    "placement.py": CH3,
-    **{m: COMPOSITIONS for m in ("compositions/budget.py", "compositions/debug_lab.py",
-                                 "compositions/worked_tables.py")},
-    **{m: CH4 for m in ("fabric_designs.py", "fabric_choice.py", "incast.py", "load_balance.py",
-                        "redundancy.py")},
-    **{m: CH5 for m in ("scaleup.py", "ring_builder.py")},
+    **{f"peak/{m}": CH1 for m in ("scaling.py", "collectives.py", "pipeline.py", "checkpoint.py",
+                                  "failures.py", "stragglers.py", "activations.py", "fabric.py",
+                                  "economics.py")},
+    "peak/assembled.py": ["test_ch1_assembled.py", "test_ch1_models.py", "test_mutants_models.py"],
+    "peak/ports.py": PLUMBING,
+    **{m: PLUMBING for m in ("check.py", "runner.py", "validate.py")},
+    "reliability/interruptions.py": CH2,
+    "reliability/goodput.py": CH2,
+    "placement/parallelism.py": CH3,
+    **{f"peak/{m}": COMPOSITIONS for m in ("budget.py", "debug_lab.py", "worked_tables.py")},
+    **{f"fabric_designs/{m}": CH4 for m in ("designs.py", "choice.py", "incast.py", "load_balance.py",
+                                            "redundancy.py")},
+    **{f"scaleup/{m}": CH5 for m in ("domains.py", "ring_builder.py")},
 }
+"""Every model module (path under lib/clustermath) and the test files that cover it.
+``make mutants MODULES=<wing>`` runs one wing's modules (``peak``, ``reliability``, ...)."""
 
 KILLED = ("killed", "timeout", "caught by type check")
 STATUS = {0: "survived", 1: "killed", 3: "killed", -24: "timeout", 24: "timeout",
@@ -230,7 +233,7 @@ def main() -> int:
         return 1
     chosen = []
     for want in args.modules or MODULES:
-        hits = [m for m in MODULES if m == want or Path(m).stem == want]
+        hits = [m for m in MODULES if m == want or Path(m).stem == want or m.split("/")[0] == want]
         if not hits:
             parser.error(f"unknown module {want!r}; choose from {list(MODULES)}")
         chosen += hits

@@ -15,17 +15,17 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch, Rectangle
 
-from ..fabric_choice import (
+from ..fabric_designs.choice import (
     CHOICES, DEFAULTS, MOE_MEANINGFUL_PCT, PATTERN_NAMES, PATTERNS, RISKS, choose_fabric, decision_summary,
 )
-from ..fabric_designs import (
+from ..fabric_designs.designs import (
     BUILDING_LIMIT_MW, TRANSFER_PATHS, hpn_scale, megascale_tor_set, meta_zone, table2_row, tier_counts, tiers_for,
     tpu_v4_machine, transfer_step,
 )
-from ..incast import incast, queue_trace
-from ..placement import step_traffic
-from ..load_balance import expected_idle, hash_flows, polarized_loads
-from ..redundancy import slice_goodput
+from ..fabric_designs.incast import incast, queue_trace
+from ..placement.parallelism import step_traffic
+from ..fabric_designs.load_balance import expected_idle, hash_flows, polarized_loads
+from ..fabric_designs.redundancy import slice_goodput
 from .base import BROKEN_COLOUR, CORRECT_COLOUR, LIMIT_COLOUR, ModelView, Slider, Updater
 
 __all__ = [
@@ -587,7 +587,7 @@ FAILURE_DESIGN_NAMES = ("Meta (headroom)", "HPN (dual-ToR)", "MegaScale (standby
 
 def view_failures(ax: Axes) -> Updater:
     """The four designs' job speed at the chosen step, with the chosen design's event and where work goes."""
-    from ..redundancy import FAILURE_DESIGNS, failure_step
+    from ..fabric_designs.redundancy import FAILURE_DESIGNS, failure_step
 
     names = FAILURE_DESIGN_NAMES
     y = np.arange(len(FAILURE_DESIGNS))
@@ -614,14 +614,14 @@ def view_failures(ax: Axes) -> Updater:
 
 
 def _design_name(key: str) -> str:
-    from ..redundancy import FAILURE_DESIGNS
+    from ..fabric_designs.redundancy import FAILURE_DESIGNS
 
     return FAILURE_DESIGN_NAMES[FAILURE_DESIGNS.index(key)]
 
 
 def failure_explorer() -> ModelView:
     """Animation 13.3 as a stepper: one failure sequence per design, where the traffic or the work goes."""
-    from ..redundancy import failure_step
+    from ..fabric_designs.redundancy import failure_step
 
     return ModelView(failure_step, [Slider("design", 0, 3, 0, label="design", choices=FAILURE_DESIGN_NAMES),
                                     Slider("step", 0, 3, 0, label="step of the failure")],
@@ -637,7 +637,7 @@ __all__ += ["failure_explorer", "view_failures"]
 
 def view_transfer(ax: Axes) -> Updater:
     """Each pattern's path as a row of nodes; the links crossed so far are drawn thick, by kind."""
-    from ..fabric_designs import TRANSFER_PATHS
+    from ..fabric_designs.designs import TRANSFER_PATHS
 
     colours = {"network": CORRECT_COLOUR, "NVLink": "#2f8f3a", "ICI": BROKEN_COLOUR}
     ax.set_axis_off()
@@ -686,7 +686,7 @@ __all__ += ["transfer_explorer", "view_transfer"]
 
 def figure_spraying(links: int = 16, flows: int = 16, seed: int = 0) -> Figure:
     """Figure 13.9: the same flows hashed per flow (ECMP) and sprayed per packet over 16 uplinks."""
-    from ..load_balance import link_loads
+    from ..fabric_designs.load_balance import link_loads
 
     fig = Figure(figsize=(9, 2.8), layout="constrained")
     axes = fig.subplots(1, 2, sharey=True)

@@ -15,17 +15,17 @@ import ipywidgets as W
 import numpy as np
 from matplotlib.axes import Axes
 
-from ..activations import activation_memory
-from ..assembled import PROPERTIES, training_cluster_model
-from ..checkpoint import AFFORDABLE_OVERHEAD_PCT, checkpoint_cost
-from ..collectives import collective_cost
-from ..economics import ACCEPTABLE_COST_PER_USEFUL, cluster_economics
-from ..fabric import fabric_bisection
-from ..failures import TOLERABLE_LOST_MIN_PER_DAY, failure_recovery
-from ..pipeline import ACCEPTABLE_BUBBLE_PCT, pipeline_bubble
-from ..scaling import SCALES_WELL_PCT, cluster_scale
-from ..stragglers import straggler_step
-from ..compositions.debug_lab import lab_summary
+from ..peak.activations import activation_memory
+from ..peak.assembled import PROPERTIES, training_cluster_model
+from ..peak.checkpoint import AFFORDABLE_OVERHEAD_PCT, checkpoint_cost
+from ..peak.collectives import collective_cost
+from ..peak.economics import ACCEPTABLE_COST_PER_USEFUL, cluster_economics
+from ..peak.fabric import fabric_bisection
+from ..peak.failures import TOLERABLE_LOST_MIN_PER_DAY, failure_recovery
+from ..peak.pipeline import ACCEPTABLE_BUBBLE_PCT, pipeline_bubble
+from ..peak.scaling import SCALES_WELL_PCT, cluster_scale
+from ..peak.stragglers import straggler_step
+from ..peak.debug_lab import lab_summary
 from ..labels import words
 from .base import table
 from .base import BROKEN_BUILD, BROKEN_COLOUR, CORRECT_COLOUR, FLAG_COLOUR, LIMIT_COLOUR, Explorer, Slider, Updater
@@ -429,7 +429,7 @@ def figure_peak_to_delivered() -> "Figure":
     """Figure 1: peak against delivered, term by term, and where the peak's time goes."""
     from matplotlib.figure import Figure
 
-    from ..compositions.budget import peak_to_delivered
+    from ..peak.budget import peak_to_delivered
 
     terms = peak_to_delivered()
     fig = Figure(figsize=(10, 3.6), layout="constrained")
@@ -569,7 +569,7 @@ def figure_ring_allreduce(ranks: int = 4) -> "Figure":
     """
     from matplotlib.figure import Figure
 
-    from ..collectives import ring_factor
+    from ..peak.collectives import ring_factor
 
     n = ranks
     held = np.ones((n, n), dtype=int)          # held[rank, slice] = contributions summed there
@@ -665,7 +665,7 @@ def figure_pipeline_schedules(stages: int = 4, microbatches: int = 8) -> "Figure
     """
     from matplotlib.figure import Figure
 
-    from ..pipeline import bubble_fraction
+    from ..peak.pipeline import bubble_fraction
 
     fig = Figure(figsize=(10, 4.4), layout="constrained")
     axes = fig.subplots(2, 1, sharex=True)
@@ -708,7 +708,7 @@ def figure_lab_step_breakdown() -> "Figure":
     """
     from matplotlib.figure import Figure
 
-    from ..compositions import debug_lab as lab
+    from ..peak import debug_lab as lab
 
     split = lab.step_split()
     shift = lab.bubble_shift(32)

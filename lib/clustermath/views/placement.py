@@ -26,7 +26,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from ..check import fmt_value
-from ..placement import placement, tp_group_layout
+from ..placement.parallelism import placement, tp_group_layout
 from .base import CORRECT_COLOUR, ModelView, Slider, Updater
 
 __all__ = ["EXPLORERS", "NETWORK_COLOUR", "NVLINK_COLOUR", "figure_llama_rehoused", "placement_explorer",

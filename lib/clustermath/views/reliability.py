@@ -15,8 +15,8 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from ..goodput import goodput_budget
-from ..reliability import (
+from ..reliability.goodput import goodput_budget
+from ..reliability.interruptions import (
     LLAMA3_405B, SOURCE_003_TABLE, checkpoint_plan, daly_exact_interval, daly_interval, daly_lost,
     first_order_lost, interruption_row, job_mtbf_s, root_cause_checks, young_interval, young_lost,
 )
@@ -368,7 +368,7 @@ def figure_blast_radius(job_gpus: int = 16_384, replica_gpus: int = 128) -> Figu
     """
     from matplotlib.patches import Patch
 
-    from ..goodput import blast_radius
+    from ..reliability.goodput import blast_radius
 
     tray = blast_radius(job_gpus=job_gpus, domain_gpus=72, failed_gpus=4, replica_gpus=replica_gpus)
     server = blast_radius(job_gpus=job_gpus, domain_gpus=8, failed_gpus=8, replica_gpus=replica_gpus)

@@ -17,8 +17,8 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from ..ring_builder import RingBuilder, draw_failures, ring_builder, ring_layout
-from ..scaleup import fragmentation, tor_wiring
+from ..scaleup.ring_builder import RingBuilder, draw_failures, ring_builder, ring_layout
+from ..scaleup.domains import fragmentation, tor_wiring
 from .base import CORRECT_COLOUR, LIMIT_COLOUR, ModelView, Slider, Updater, table
 
 __all__ = ["EXPLORERS", "PRESETS", "figure_fault_trace", "figure_fragmentation", "figure_k_hop_ring",

@@ -32,7 +32,7 @@ from typing import Literal
 
 import numpy as np
 
-from .validate import flag, one_of, whole
+from ..validate import flag, one_of, whole
 
 __all__ = [
     "MAX_GPUS",

@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .ports import U16_MAX, sat16
-from .validate import flag, port16
-from .runner import counted, output_ports
+from ..validate import flag, port16
+from ..runner import counted, output_ports
 
 AFFORDABLE_OVERHEAD_PCT = 10
 """Checkpoint overhead at or below which it is affordable (inclusive), percent."""

@@ -24,10 +24,10 @@ import math
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from .validate import real, whole
+from ..validate import real, whole
 
 __all__ = [
-    "AsyncCheckpoint", "CheckpointPlan", "InterruptionRecord", "InterruptionRow", "LLAMA3_405B",
+    "AsyncCheckpoint", "CheckpointPlan", "HARDWARE_EXCLUDED", "InterruptionRecord", "InterruptionRow", "LLAMA3_405B",
     "RootCause", "RootCauseCheck", "SOURCE_003_TABLE", "async_checkpoint", "checkpoint_plan",
     "daly_exact_interval", "daly_interval", "daly_lost", "daly_wall_ratio", "first_order_lost",
     "gpu_failure_rate", "interruption_row", "interruption_table", "job_mtbf_s", "rounding_tol",

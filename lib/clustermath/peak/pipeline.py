@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .validate import flag, port16
-from .runner import counted, output_ports
+from ..validate import flag, port16
+from ..runner import counted, output_ports
 
 ACCEPTABLE_BUBBLE_PCT = 20
 """Bubble at or below which a schedule is acceptable (inclusive), percent."""

@@ -15,8 +15,8 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
-from .fabric_designs import BUILDING_KW_PER_GPU, hpn_scale, meta_zone, tpu_v4_machine
-from .validate import flag, one_of, real, whole
+from .designs import BUILDING_KW_PER_GPU, hpn_scale, meta_zone, tpu_v4_machine
+from ..validate import flag, one_of, real, whole
 
 __all__ = ["CHOICES", "DEFAULTS", "PATTERNS", "PATTERN_NAMES", "RISKS", "Choice", "MOE_MEANINGFUL_PCT",
            "RAIL_ONLY_BIG", "choose_fabric", "rank_after_each_change", "rail_only_ever_first"]

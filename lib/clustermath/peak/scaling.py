@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .ports import sat16
-from .validate import flag, port16
-from .runner import counted, output_ports
+from ..validate import flag, port16
+from ..runner import counted, output_ports
 
 SCALES_WELL_PCT = 75
 """Efficiency at or above which a measurement scales well (inclusive), percent."""

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..collectives import collective_cost, ring_factor
-from ..economics import cluster_economics
-from ..fabric import fabric_bisection
-from ..pipeline import bubble_fraction, pipeline_bubble
-from ..scaling import cluster_scale
-from ..stragglers import straggler_step
+from .collectives import collective_cost, ring_factor
+from .economics import cluster_economics
+from .fabric import fabric_bisection
+from .pipeline import bubble_fraction, pipeline_bubble
+from .scaling import cluster_scale
+from .stragglers import straggler_step
 
 NODE_TFLOPS = 100
 """Node peak used throughout chapter 1, TFLOPS (source 000, sections 5 and 13)."""

@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .scaleup import convert_node_rate, waste_bound
-from .validate import probability, whole
+from .domains import convert_node_rate, waste_bound
+from ..validate import probability, whole
 
 __all__ = ["RingBuilder", "RingLayout", "ROLE_NAMES", "draw_failures", "ring_builder", "ring_layout",
            "ring_draws"]

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..checkpoint import checkpoint_cost
-from ..pipeline import bubble_fraction
-from ..scaling import cluster_scale
-from ..stragglers import straggler_step
+from .checkpoint import checkpoint_cost
+from .pipeline import bubble_fraction
+from .scaling import cluster_scale
+from .stragglers import straggler_step
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .validate import one_of, real, whole
+from ..validate import one_of, real, whole
 
 __all__ = [
     "BUILDING_KW_PER_GPU", "BUILDING_LIMIT_MW", "BUILDING_SLACK", "DESIGNS", "Design", "HpnScale", "MATRIX_ROWS",

@@ -34,7 +34,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from .validate import flag, one_of, probability, real, whole
+from ..validate import flag, one_of, probability, real, whole
 
 __all__ = [
     "Fragmentation", "LinkBudget", "SyntheticTrace", "TorWiring", "WasteBound",

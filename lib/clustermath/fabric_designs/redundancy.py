@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .reliability import LLAMA3_405B, InterruptionRecord
-from .validate import probability, real, whole
+from ..reliability.interruptions import LLAMA3_405B, InterruptionRecord
+from ..validate import probability, real, whole
 
 __all__ = [
     "DualTor", "Headroom", "InterruptionBudget", "SliceGoodput", "dual_tor", "host_availability_for",

@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .ports import sat16
-from .validate import flag, port16
-from .runner import counted, output_ports
+from ..validate import flag, port16
+from ..runner import counted, output_ports
 
 TOLERABLE_WASTE_PCT = 10
 """Straggler waste at or below which a step is tolerable (inclusive), percent."""

@@ -18,18 +18,18 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 if TYPE_CHECKING:  # pandas is imported only when a table is rendered
     import pandas as pd
 
-from ..activations import activation_memory
-from ..assembled import training_cluster_model
-from ..checkpoint import checkpoint_cost
-from ..collectives import collective_cost
-from ..economics import cluster_economics
-from ..fabric import fabric_bisection
-from ..failures import failure_recovery
-from ..pipeline import pipeline_bubble
+from .activations import activation_memory
+from .assembled import training_cluster_model
+from .checkpoint import checkpoint_cost
+from .collectives import collective_cost
+from .economics import cluster_economics
+from .fabric import fabric_bisection
+from .failures import failure_recovery
+from .pipeline import pipeline_bubble
 from ..check import check, fmt_value
 from ..runner import Tally, run, spec_of
-from ..scaling import cluster_scale
-from ..stragglers import straggler_step
+from .scaling import cluster_scale
+from .stragglers import straggler_step
 
 __all__ = ["Row", "WorkedTable", "TABLES", "table"]
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .ports import U16_MAX, sat16
-from .validate import flag, port16
-from .runner import counted, output_ports
+from ..validate import flag, port16
+from ..runner import counted, output_ports
 
 ACCEPTABLE_COST_PER_USEFUL = 1500
 """Cost per useful TFLOPS (× 1000) at or below which a price is acceptable (inclusive)."""

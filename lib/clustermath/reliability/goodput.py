@@ -13,8 +13,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .validate import real, whole
-from .reliability import (
+from ..validate import real, whole
+from .interruptions import (
     HOURS_PER_DAY, daly_lost, job_mtbf_s, young_interval,
 )
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .ports import U16_MAX, sat16
-from .validate import flag, port16
-from .runner import counted, output_ports
+from ..validate import flag, port16
+from ..runner import counted, output_ports
 
 TOLERABLE_LOST_MIN_PER_DAY = 60
 """Work lost per day at or below which a cluster is tolerable (inclusive), minutes."""

@@ -15,7 +15,7 @@ exact value and saturates only the output, and says so in the chapter.
 """
 from __future__ import annotations
 
-from .validate import U16_MAX  # the largest value of a 16-bit port, and every output's ceiling
+from ..validate import U16_MAX  # the largest value of a 16-bit port, and every output's ceiling
 
 WRAP_ERRATA: dict[str, str] = {
     "cluster_scale.step_ms": (

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .validate import flag, whole
+from ..validate import flag, whole
 
 __all__ = ["HashingResult", "MAX_TRIALS", "expected_idle", "hash_flows", "polarized_loads", "queue_reduction_pct"]
 
@@ -117,7 +117,7 @@ def polarized_loads(links: int = 8, flows: int = 64, seed: int = 0, *, salted: b
 
 def queue_reduction_pct(before_kb: float, after_kb: float) -> float:
     """``100 (1 − after / before)``: how much shorter a queue became, %."""
-    from .validate import real
+    from ..validate import real
     before_kb = real("before_kb", before_kb, low=0.0, low_open=True, unit="KB")
     after_kb = real("after_kb", after_kb, unit="KB")
     return 100.0 * (1.0 - after_kb / before_kb)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .validate import real, whole
+from ..validate import real, whole
 
 __all__ = [
     "DEEP_BUFFER_MS", "DCQCN_NOTIFY_US", "Incast", "META_RTT_US", "SHALLOW_CHIP_MB", "SHALLOW_CHIP_PORTS",

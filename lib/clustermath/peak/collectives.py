@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .ports import U16_MAX, sat16
-from .validate import flag, port16
-from .runner import counted, output_ports
+from ..validate import flag, port16
+from ..runner import counted, output_ports
 
 MS_PER_GB_AT_1_GBPS = 8000
 """1 GB = 8 Gb, so one GB at 1 Gbps takes 8 s = 8000 ms."""

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .validate import flag, whole
-from .runner import counted, output_ports
+from ..validate import flag, whole
+from ..runner import counted, output_ports
 
 PROPERTIES: tuple[tuple[str, str], ...] = (
     ("nodes_added", "there is more hardware"),
