@@ -11,6 +11,9 @@ a *wing*, named as the chapter's view and feedback modules are:
 ``fabric_designs/``    chapter 4: designs compared, incast, load balance,
                        redundancy, the decision procedure
 ``scaleup/``           chapter 5: fragmentation, the K-hop ring, the link budget
+``validation/``        chapter 6: published measurements of real runs, as data
+                       (``from clustermath.validation import load_measurements``;
+                       imported on demand, as it needs pandas)
 =====================  ==========================================================
 
 Beside the wings sit the modules every wing shares: ``validate`` (every argument
@@ -39,7 +42,7 @@ from .fabric_designs import __all__ as _fabric_designs_all
 from .scaleup import *  # noqa: F401,F403  chapter 5
 from .scaleup import __all__ as _scaleup_all
 
-WINGS = ("peak", "reliability", "placement", "fabric_designs", "scaleup")
+WINGS = ("peak", "reliability", "placement", "fabric_designs", "scaleup", "validation")
 """The model wings, one per chapter, in the book's order."""
 
 __all__ = [
