@@ -474,8 +474,8 @@ def _build() -> tuple[Disagreement, ...]:
             claim=f"{label}: {_v(rid, 'stated_tokens_per_s') / 1e3:.1f}k tokens/s",
             stated=_v(rid, "stated_tokens_per_s"), recomputed=tokens, unit="tokens/s",
             computation=(f"{_v(rid, 'global_batch'):,.0f} x {_v(rid, 'seq_len'):,.0f} tokens / "
-                         f"{_v(rid, 'stated_iteration_s'):g} s = {tokens:,.0f} tokens/s; the printed iteration time "
-                         "allows no value as far as the printed throughput"),
+                         f"{_v(rid, 'stated_iteration_s'):g} s = {tokens:,.0f} tokens/s; no iteration time that rounds to "
+                         f"{_v(rid, 'stated_iteration_s'):g} s gives the printed throughput"),
             checks=(("tokens_vs_iteration", rid),)))
     for rids, printed_ratio in ((("ms24-t2-10", "ms24-t2-14"), 1.19), (("ms24-t2-11", "ms24-t2-15"), 1.26)):
         ratio = _v(rids[1]) / _v(rids[0])
@@ -510,8 +510,8 @@ def _build() -> tuple[Disagreement, ...]:
     out.append(Disagreement(
         id="llama3-t5-sum", kind="arithmetic", sources=l3, rows=(), where="Table 5",
         claim="the percentage column of the 419 unexpected interruptions", stated=round(pct_sum, 1), recomputed=100.0,
-        unit="%", computation=(f"the printed percentages add up to {pct_sum:.1f}%; the counts add up to {total} "
-                               "(= 419, all of them); the 5.2-point gap is the faulty-GPU misprint")))
+        unit="%", computation=(f"the printed percentages add up to {pct_sum:.1f}%, while the counts add up to all {total} "
+                               "unexpected interruptions; the 5.2-point gap is the faulty-GPU misprint")))
     gpu_count = sum(c for cat, c, _ in LLAMA3_TABLE5.values() if cat == "GPU")
     gpu_printed = sum(p for cat, _, p in LLAMA3_TABLE5.values() if cat == "GPU")
     out.append(Disagreement(
