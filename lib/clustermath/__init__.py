@@ -11,6 +11,9 @@ a *wing*, named as the chapter's view and feedback modules are:
 ``fabric_designs/``    chapter 4: designs compared, incast, load balance,
                        redundancy, the decision procedure
 ``scaleup/``           chapter 5: fragmentation, the K-hop ring, the link budget
+``validation/``        chapter 6: ``predict_run`` (the models composed into one
+                       training step), its calibration, the effective
+                       training-time ratio and the days to train
 =====================  ==========================================================
 
 Beside the wings sit the modules every wing shares: ``validate`` (every argument
@@ -38,8 +41,10 @@ from .fabric_designs import *  # noqa: F401,F403  chapter 4
 from .fabric_designs import __all__ as _fabric_designs_all
 from .scaleup import *  # noqa: F401,F403  chapter 5
 from .scaleup import __all__ as _scaleup_all
+from .validation import *  # noqa: F401,F403  chapter 6
+from .validation import __all__ as _validation_all
 
-WINGS = ("peak", "reliability", "placement", "fabric_designs", "scaleup")
+WINGS = ("peak", "reliability", "placement", "fabric_designs", "scaleup", "validation")
 """The model wings, one per chapter, in the book's order."""
 
 __all__ = [
@@ -47,5 +52,5 @@ __all__ = [
     *_peak_all, *_reliability_all,
     "MAX_GPUS", "NetworkTraffic", "Placement", "StepTraffic", "TpGroupLayout",
     "hops_crossing_formula", "network_traffic", "step_traffic", "tp_group_layout",
-    *_fabric_designs_all, *_scaleup_all,
+    *_fabric_designs_all, *_scaleup_all, *_validation_all,
 ]
