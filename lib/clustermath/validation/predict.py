@@ -5,7 +5,8 @@ hardware) and returns its step time split into the terms the earlier chapters
 model one at a time:
 
 * the FLOPs of a step, model FLOPs apart from hardware FLOPs (Narayanan et al.
-  2021, eq. 3; Korthikanti et al. 2022, appendix A), at a kernel efficiency;
+  2021, eq. 3; Korthikanti et al. 2022, appendix A), at a kernel efficiency
+  that grows with the model's width (``kernel_share``);
 * the pipeline bubble with interleaving, ``(p − 1)/(v·m)`` (Narayanan et al.
   2021, §2.2), through chapter 1's ``bubble_fraction``;
 * the tensor-parallel all-reduces on the scale-up wire, the context-parallel
@@ -16,9 +17,9 @@ model one at a time:
   job's ranks.
 
 Every calibrated constant is a keyword argument whose default is its calibrated
-value; ``CALIBRATION`` holds the measured rows each was fitted on and
-``calibrate`` refits one of them, so the defaults can be reproduced (and are, in
-``tests/test_predict_run.py``). Times in seconds, bandwidths in GB/s per GPU and
+value; ``CALIBRATION`` holds the measured rows each was fitted on,
+``calibrate`` solves for one constant and ``calibrate_defaults`` refits them
+all, so the defaults can be reproduced (and are, in ``tests/test_predict_run.py``). Times in seconds, bandwidths in GB/s per GPU and
 direction (1 GB = 1e9 bytes), FLOP rates in TFLOP/s (1e12).
 """
 from __future__ import annotations
@@ -34,9 +35,9 @@ from ..validate import one_of, probability, real, whole
 
 __all__ = [
     "BUS_EFFICIENCY_OUT", "BUS_EFFICIENCY_UP", "CALIBRATION", "CONSTANTS", "Calibrated", "Calibration",
-    "DP_OVERLAP", "GRAD_BYTES", "KERNEL_EFFICIENCY", "METRICS", "RECOMPUTE", "RunPrediction",
-    "STRAGGLER_CV", "calibrate", "hardware_flops", "model_flops", "parameter_count", "predict_run",
-    "slowest_of",
+    "DP_OVERLAP", "GRAD_BYTES", "KERNEL_EFFICIENCY", "KERNEL_HALF_WIDTH", "METRICS", "RECOMPUTE",
+    "RunPrediction", "STRAGGLER_CV", "calibrate", "calibrate_defaults", "hardware_flops", "kernel_share",
+    "model_flops", "parameter_count", "predict_run", "slowest_of",
 ]
 
 RECOMPUTE = ("none", "selective", "full")
@@ -47,8 +48,12 @@ ACTIVATION_BYTES = 2
 
 # -- calibrated constants (see CALIBRATION for the rows) -----------------------------------
 
-KERNEL_EFFICIENCY = 0.61
-"""Share of peak the GPU's kernels sustain when nothing waits (fitted: CALIBRATION[0])."""
+KERNEL_EFFICIENCY = 0.638
+"""Share of peak the kernels of a very wide model sustain when nothing waits (fitted with
+KERNEL_HALF_WIDTH: CALIBRATION[0] and [1])."""
+KERNEL_HALF_WIDTH = 955.0
+"""Hidden size at which the kernels reach half of ``KERNEL_EFFICIENCY`` (Hockney's n½;
+fitted with KERNEL_EFFICIENCY: CALIBRATION[0] and [1])."""
 BUS_EFFICIENCY_UP = 0.82
 """Ring all-reduce bus bandwidth over the scale-up link rate (CALIBRATION[1])."""
 BUS_EFFICIENCY_OUT = 0.80
@@ -110,6 +115,25 @@ def parameter_count(*, layers: int, hidden: int, seq_len: int, vocab: int) -> fl
     """
     l, h = layers, hidden
     return 12.0 * l * h * h * (1.0 + 13.0 / (12.0 * h) + (vocab + seq_len) / (12.0 * l * h))
+
+
+def kernel_share(hidden: float, *, efficiency: float = KERNEL_EFFICIENCY,
+                 half_width: float = KERNEL_HALF_WIDTH) -> float:
+    """Share of peak a layer of width ``hidden`` sustains: ``η_∞ · h / (h + h½)``.
+
+    Per token, a layer's matrix products grow as ``h²`` while the work
+    around them (layer norms, softmax, dropout, residual adds, bias and
+    activation kernels, reading and writing activations) grows as ``h``
+    and runs at memory speed. Time ``∝ h² + h½·h`` makes the sustained share
+    ``η_∞ · h/(h + h½)``: Hockney's half-performance length, with the hidden
+    size as the length. ``half_width = 0`` gives the flat ``η_∞``.
+
+    Source: Hockney and Jesshope (1981), ``r = r_∞ · n/(n + n½)``.
+    """
+    h = real("hidden", hidden, low_open=True)
+    eta = probability("efficiency", efficiency, low_open=True)
+    half = real("half_width", half_width)
+    return eta * h / (h + half)
 
 
 # -- stragglers --------------------------------------------------------------------------------
@@ -219,6 +243,7 @@ def predict_run(*, layers: int, hidden: int, seq_len: int, vocab: int, global_ba
                 recompute: str = "none", cp: int = 1, heads: int | None = None,
                 kv_heads: int | None = None, scale_up_gpus: int = 8,
                 kernel_efficiency: float = KERNEL_EFFICIENCY,
+                kernel_half_width: float = KERNEL_HALF_WIDTH,
                 bus_efficiency_up: float = BUS_EFFICIENCY_UP,
                 bus_efficiency_out: float = BUS_EFFICIENCY_OUT,
                 tp_overlap: float = 0.0, pp_overlap: float = 0.0, dp_overlap: float = DP_OVERLAP,
@@ -226,69 +251,84 @@ def predict_run(*, layers: int, hidden: int, seq_len: int, vocab: int, global_ba
     """Predict one training step of a dense transformer from its shape, parallelism and hardware.
 
     Inputs: ``l = layers``, ``h = hidden``, ``s = seq_len``, ``V = vocab``,
-    ``B = global_batch`` (sequences), ``b = microbatch`` (sequences), ``N =
-    gpus``, ``t = tp``, ``p = pp``, ``c = cp`` (context parallel),
-    ``v = virtual_stages``; ``peak_tflops`` per GPU (dense, the precision the
+    ``B = global_batch`` and ``b = microbatch`` (sequences), ``N = gpus``,
+    ``t = tp``, ``p = pp``, ``c = cp`` (context parallel), ``v =
+    virtual_stages``; ``peak_tflops`` per GPU (dense, in the precision the
     run computes in); ``scale_up_GBps`` and ``scale_out_GBps`` per GPU and
     direction (NVLink; the GPU's NIC); ``scale_up_gpus`` GPUs share one
     scale-up domain. Derived: ``d = N/(t·p·c)`` data-parallel replicas and
     ``m = B/(b·d)`` micro-batches per pipeline. The parts of a step::
 
-        compute    = F_hw / (N · peak · η_k)                  F_hw: ``hardware_flops``
-        tp_comm    = m · (l/p) · n_ar · 2(t−1)/t · 2 b (s/c) h / (η_up · BW_tp)
-                     n_ar = 4 all-reduces per layer and micro-batch (2 forward, 2 backward), 6 with full recompute
-        cp_comm    = m · (l/p) · (2 + full) · 2 (c−1)/c · 2 b s h_kv / t / (η · BW_cp)
-                     K and V gathered forward, their gradients reduce-scattered backward
-        pp_comm    = 2 m v · 2 b (s/c) h / t / (η · BW_pp)      one send each way per micro-batch and chunk
-        dp_comm    = 2(d c − 1)/(d c) · grad_bytes · P/(t·p) / (η_out · BW_dp)     P: ``parameter_count``
-        work       = compute + (1−o_tp)·tp_comm + max(0, cp_comm − attention) + (1−o_pp)·pp_comm
-        bubble     = work · f/(1 − f),  f = bubble_fraction(p, v·m) = (p−1)/(v m + p − 1),  i.e. work·(p−1)/(v m)
-        straggler  = (1/speed − 1) · (work + bubble),  speed = 1/(1 + cv · slowest_of(N))   (``straggler_tax``)
-        step       = work + bubble + (1−o_dp)·dp_comm + straggler
-        MFU = F_model/(step · N · peak),  HFU = F_hw/(step · N · peak)
+        compute   = F_hw / (N · peak · η_∞ · h/(h + h½))     F_hw: hardware_flops; kernel_share
+        tp_comm   = m · (l/p) · n_ar · 2(t−1)/t · 2 b (s/c) h / BW_tp
+                    n_ar = 4 all-reduces per layer and micro-batch (2 forward, 2 backward),
+                    6 with full recompute
+        cp_comm   = m · (l/p) · (2 + full) · 2 (c−1)/c · 2 b s h_kv / t / BW_cp
+                    K and V gathered forward, their gradients reduce-scattered backward
+        pp_comm   = 2 m v · 2 b (s/c) h / t / BW_pp          one send each way per micro-batch and chunk
+        dp_comm   = 2(dc − 1)/(dc) · grad_bytes · P/(t·p) / BW_dp      P: parameter_count
+        work      = compute + (1 − o_tp) tp_comm + max(0, cp_comm − attention) + (1 − o_pp) pp_comm
+        bubble    = work · f/(1 − f) = work · (p − 1)/(v m),  f = bubble_fraction(p, v·m)
+        straggler = (1/speed − 1) (work + bubble),  speed = 1/(1 + cv · slowest_of(N))   (straggler_tax)
+        step      = work + bubble + (1 − o_dp) dp_comm + straggler
+        MFU = F_model / (step · N · peak),   HFU = F_hw / (step · N · peak)
 
-    A group's wire is the scale-up link when it fits in one scale-up domain
-    (TP: ``t``; CP: ``t·c``; PP: ``t·c·p``; DP: the whole job, ``N``) and
-    the scale-out NIC otherwise; an infinite bandwidth makes its time zero.
     ``attention`` is the compute time of the attention-score FLOPs, behind
-    which the context-parallel exchange runs. ``h_kv = h · kv_heads/heads``
+    which the context-parallel exchange runs; ``h_kv = h · kv_heads/heads``
     (grouped-query attention; ``h`` when either is not given).
 
-    Calibrated constants (defaults; ``CALIBRATION`` names the rows, ``calibrate`` refits):
+    Ranks are laid out tensor-parallel first, then context-parallel,
+    data-parallel, and pipeline stages outermost (Megatron-LM's order). A
+    group's wire ``BW`` is the scale-up link (``η_up`` × ``scale_up_GBps``)
+    when the group fits in one scale-up domain (TP: ``t`` GPUs; CP: ``t·c``;
+    PP and DP: the whole job) and the scale-out NIC (``η_out`` ×
+    ``scale_out_GBps``) otherwise. The ``k = min(d·c, domain/t)`` members of
+    a data-parallel group that share a domain run ``k`` rings side by side,
+    one through each member's NIC: ``BW_dp = min(k · η_out · BW_out, η_up ·
+    BW_up)``. An infinite bandwidth makes a transfer take no time.
 
-    * ``kernel_efficiency`` 0.61: Narayanan et al. (2021) Table 2, the 529.6 B
-      model with PTD-P on 560 GPUs, 171 TFLOP/s per GPU (the validation row
-      whose predicted step is most purely compute, 90%).
-    * ``bus_efficiency_up`` 0.82: 8×H100 NCCL ring all-reduce, 365–370 GB/s bus
-      bandwidth over 450 GB/s NVLink (NVIDIA/nccl issue #1455).
-    * ``bus_efficiency_out`` 0.80: 4 nodes of 8×H100 over 8×400 Gb/s RoCE,
-      320 GB/s bus bandwidth over 400 GB/s (NVIDIA/nccl issue #1221).
+    Calibrated constants (defaults; ``CALIBRATION`` names the rows,
+    ``calibrate_defaults`` refits them):
+
+    * ``kernel_efficiency`` (η_∞) 0.638 and ``kernel_half_width`` (h½) 955,
+      together: Narayanan et al. (2021) Table 2, the 529.6 B model with
+      PTD-P on 560 GPUs, 171 TFLOP/s per GPU (of the throughput rows, the one
+      whose predicted step is most purely compute, 90%, at h = 20,480); and
+      Table 1, the 1.7 B model on 32 GPUs, 137 TFLOP/s per GPU (the
+      narrowest model, h = 2,304).
+    * ``bus_efficiency_up`` 0.82: 8 × H100, NCCL ring all-reduce, 365–370 GB/s
+      bus bandwidth over 450 GB/s NVLink (NVIDIA/nccl issue 1455).
+    * ``bus_efficiency_out`` 0.80: 4 nodes of 8 × H100 on 8 × 400 Gb/s RoCE,
+      320 GB/s bus bandwidth over 400 GB/s (NVIDIA/nccl issue 1221).
     * ``dp_overlap`` 0: MegaScale (Jiang et al. 2024) Table 2, Megatron-LM on
       12,288 GPUs, MFU 41.2% (the row with the largest data-parallel share).
-      The row asks for less than nothing hidden, so the constant sits at its bound.
+      The row asks for less than nothing hidden, so the constant sits at its
+      bound.
     * ``straggler_cv`` 0.0018: MegaScale §6.3, evicting the slow hosts of a
       >10,000-GPU job gained about 0.7%: ``0.007 / slowest_of(12,288)``.
 
     Not fitted: ``tp_overlap = pp_overlap = 0`` (Megatron-LM, the stack of
-    most published rows, waits for these transfers; MegaScale §3.2 overlaps
-    them: pass 1 for such a stack); ``grad_bytes = 4`` (Megatron-LM reduces
-    BF16 gradients in FP32: ``accumulate_allreduce_grads_in_fp32``).
+    most published rows, waits for these transfers; a stack that overlaps
+    them, as MegaScale §3.2 does, passes its share); ``grad_bytes = 4``
+    (Megatron-LM reduces BF16 gradients in FP32,
+    ``accumulate_allreduce_grads_in_fp32``).
 
-    MFU never exceeds ``kernel_efficiency``; a single stage has no bubble;
-    unlimited bandwidth leaves compute, bubble and stragglers only.
+    MFU and HFU never exceed ``kernel_share(h)``, hence never ``kernel_efficiency``;
+    a single stage has no bubble; unlimited bandwidth leaves compute, bubble
+    and stragglers only.
 
     Raises ``ValueError`` naming the argument and its range for impossible
     input: counts below 1, ``gpus`` not a multiple of ``tp·pp·cp``,
-    ``global_batch`` not a multiple of ``microbatch·dp``, ``virtual_stages > 1``
-    with ``pp = 1``, fewer layers than stages, ``seq_len`` not
-    a multiple of ``cp``, ``heads`` that ``hidden`` or ``tp`` cannot share,
-    efficiencies outside (0, 1], overlaps outside [0, 1], an unknown
-    ``recompute``; and, because the ring and bubble models take 16-bit
-    counts, a data-parallel group or ``v·m`` above 65,535.
+    ``global_batch`` not a multiple of ``microbatch·dp``, ``virtual_stages >
+    1`` with ``pp = 1``, fewer layers than stages, ``seq_len`` not a multiple
+    of ``cp``, ``heads`` that ``hidden`` or ``tp`` cannot share, efficiencies
+    outside (0, 1], overlaps outside [0, 1], an unknown ``recompute``; and,
+    because chapter 1's ring and bubble models take 16-bit counts, a
+    data-parallel group or ``v·m`` above 65,535.
 
     Sources: Narayanan et al. (2021) eqs. 2–3 and §§2.2, 3.2, 4.1; Korthikanti
     et al. (2022) appendix A; chapter 1 (``ring_factor``, ``bubble_fraction``);
-    chapter 2 (``straggler_tax``).
+    chapter 2 (``straggler_tax``); Hockney and Jesshope (1981) for ``h½``.
     """
     l = whole("layers", layers, low=1, integral_only=False)
     h = whole("hidden", hidden, low=1, integral_only=False)
@@ -306,7 +346,8 @@ def predict_run(*, layers: int, hidden: int, seq_len: int, vocab: int, global_ba
     peak = real("peak_tflops", peak_tflops, low_open=True, unit="TFLOP/s") * 1e12
     up_bw = real("scale_up_GBps", scale_up_GBps, low_open=True, allow_inf=True, unit="GB/s")
     out_bw = real("scale_out_GBps", scale_out_GBps, low_open=True, allow_inf=True, unit="GB/s")
-    eta = probability("kernel_efficiency", kernel_efficiency, low_open=True)
+    eta = kernel_share(h, efficiency=probability("kernel_efficiency", kernel_efficiency, low_open=True),
+                       half_width=real("kernel_half_width", kernel_half_width))
     eta_up = probability("bus_efficiency_up", bus_efficiency_up, low_open=True)
     eta_out = probability("bus_efficiency_out", bus_efficiency_out, low_open=True)
     o_tp = probability("tp_overlap", tp_overlap)
@@ -360,8 +401,10 @@ def predict_run(*, layers: int, hidden: int, seq_len: int, vocab: int, global_ba
     up, out = _link(up_bw, eta_up), _link(out_bw, eta_out)
     tp_rate = up if t <= domain else out
     cp_rate = up if t * c <= domain else out
-    pp_rate = up if model_parallel <= domain else out
-    dp_rate = up if n <= domain else out
+    pp_rate = up if n <= domain else out
+    # the members of one data-parallel group inside one domain share its NICs: k rings in parallel
+    k = min(d * c, max(1, domain // t))
+    dp_rate = up if n <= domain or d * c <= k else min(up, k * out)
     full = recompute == "full"
     per_layer_microbatch = m * (l / p)
     activation = ACTIVATION_BYTES * b * (s // c) * h
@@ -400,7 +443,15 @@ def predict_run(*, layers: int, hidden: int, seq_len: int, vocab: int, global_ba
 # -- calibration ---------------------------------------------------------------------------------
 
 A100 = {"peak_tflops": 312.0, "scale_up_GBps": 300.0, "scale_out_GBps": 25.0}
-"""A100 SXM on Selene-class nodes: BF16/FP16 dense peak, NVLink 3 per direction, one 200 Gb/s HDR NIC per GPU."""
+"""A100 SXM in Selene-class nodes: dense BF16/FP16 peak, NVLink per direction, one 200 Gb/s NIC per GPU."""
+
+CONSTANTS = ("kernel_efficiency", "kernel_half_width", "bus_efficiency_up", "bus_efficiency_out",
+             "tp_overlap", "pp_overlap", "dp_overlap", "straggler_cv")
+"""The constants of ``predict_run`` that ``calibrate`` can solve for."""
+
+METRICS = ("step_s", "iteration_s", "mfu", "hfu", "pct_peak", "tflops_per_gpu", "model_tflops_per_gpu",
+           "tokens_per_s")
+"""The predicted quantities a measured figure can be compared with."""
 
 
 @dataclass(frozen=True)
@@ -409,56 +460,59 @@ class Calibration:
 
     constant: str
     value: float
-    """The default ``predict_run`` uses (rounded)."""
+    """The default ``predict_run`` uses (the fit, rounded)."""
     metric: str
-    """The measured quantity: an attribute of ``RunPrediction`` or, for a collective, ``busbw``."""
+    """What was measured: a ``METRICS`` name (solved with ``calibrate``); ``busbw_share``, a
+    collective's bus bandwidth over its link rate (the constant itself); or ``step_gain``,
+    the step time saved by evicting stragglers (divided by ``slowest_of(ranks)``)."""
     measured: float
     source: str
-    """Key in ``book/references.bib`` (or the issue thread)."""
+    """Key in ``book/references.bib``, or the issue thread."""
     where: str
     note: str
     """Row id in ``shared/notes/validation-sources.md``."""
     run: Mapping[str, Any] = field(default_factory=dict)
-    """``predict_run`` arguments of the calibration row (empty for the direct ratios)."""
+    """``predict_run`` arguments of the calibration row (empty for the direct ones)."""
     low: float = 0.0
     high: float = 1.0
+    ranks: int = 0
+    """Job size of a ``step_gain`` row."""
 
 
 CALIBRATION: tuple[Calibration, ...] = (
     Calibration("kernel_efficiency", KERNEL_EFFICIENCY, "tflops_per_gpu", 171.0, "narayanan2021",
-                "Table 2, PTD-P, 529.6 B parameters on 560 GPUs", "B2",
+                "Table 2, PTD-P, 529.6 B parameters on 560 GPUs (TP 8, PP 35: Table 1's split)", "B2",
                 run={"layers": 105, "hidden": 20480, "heads": 128, "seq_len": 2048, "vocab": 51200,
                      "global_batch": 2240, "microbatch": 1, "gpus": 560, "tp": 8, "pp": 35,
                      "recompute": "full", **A100},
                 low=0.05, high=1.0),
-    Calibration("bus_efficiency_up", BUS_EFFICIENCY_UP, "busbw", 367.5 / 450.0, "NVIDIA/nccl#1455",
+    Calibration("kernel_half_width", KERNEL_HALF_WIDTH, "tflops_per_gpu", 137.0, "narayanan2021",
+                "Table 1, 1.7 B parameters on 32 GPUs (micro-batch 16: NVIDIA/Megatron-LM "
+                "examples/sc21/run_table_1.sh)", "D1",
+                run={"layers": 24, "hidden": 2304, "heads": 24, "seq_len": 2048, "vocab": 51200,
+                     "global_batch": 512, "microbatch": 16, "gpus": 32, "tp": 1, "pp": 1,
+                     "recompute": "full", **A100},
+                low=0.0, high=20_000.0),
+    Calibration("bus_efficiency_up", BUS_EFFICIENCY_UP, "busbw_share", 367.5 / 450.0, "NVIDIA/nccl#1455",
                 "8×H100 SXM, NCCL_ALGO=RING, 2–4 GB: 365–370 GB/s bus bandwidth over 450 GB/s NVLink",
                 "A1"),
-    Calibration("bus_efficiency_out", BUS_EFFICIENCY_OUT, "busbw", 320.0 / 400.0, "NVIDIA/nccl#1221",
+    Calibration("bus_efficiency_out", BUS_EFFICIENCY_OUT, "busbw_share", 320.0 / 400.0, "NVIDIA/nccl#1221",
                 "4 nodes × 8 H100, 8×400 Gb/s RoCE per node: 320 GB/s bus bandwidth over 400 GB/s",
                 "A6"),
     Calibration("dp_overlap", DP_OVERLAP, "mfu", 0.412, "jiang2024megascale",
-                "Table 2, Megatron-LM, 175 B, batch 6,144, 12,288 GPUs", "B3",
+                "Table 2, Megatron-LM, 175 B, batch 6,144, 12,288 GPUs (TP 8, PP 8, 6 virtual stages: "
+                "Table 1; micro-batch 1 assumed)", "B3",
                 run={"layers": 96, "hidden": 12288, "heads": 128, "seq_len": 2048, "vocab": 64000,
                      "global_batch": 6144, "microbatch": 1, "gpus": 12288, "tp": 8, "pp": 8,
                      "virtual_stages": 6, **A100}),
     Calibration("straggler_cv", STRAGGLER_CV, "step_gain", 0.007, "jiang2024megascale",
-                "§6.3: evicting the slow hosts of a >10,000-GPU job, MFU up about 0.7% (taken at 12,288 GPUs)",
-                "G1"),
+                "§6.3: evicting the slow hosts of a >10,000-GPU job raised MFU by about 0.7% "
+                "(taken as 0.7% of the step at 12,288 GPUs)", "G1", ranks=12_288),
 )
-"""The rows the defaults were fitted on, one per constant (bus efficiencies and the
-straggler spread are direct ratios; the others are solved with ``calibrate``).
-The throughput rows are 2 of the 35 throughput and MFU rows of
-``shared/notes/validation-sources.md`` (notes 1 and 2, rows B and D)."""
-
-
-CONSTANTS = ("kernel_efficiency", "bus_efficiency_up", "bus_efficiency_out", "tp_overlap",
-             "pp_overlap", "dp_overlap", "straggler_cv")
-"""The constants of ``predict_run`` that ``calibrate`` can solve for."""
-
-METRICS = ("step_s", "iteration_s", "mfu", "hfu", "pct_peak", "tflops_per_gpu", "model_tflops_per_gpu",
-           "tokens_per_s")
-"""The predicted quantities a measured figure can be compared with."""
+"""The rows the defaults were fitted on. The throughput rows are 3 of the 35 throughput
+and MFU rows of ``shared/notes/validation-sources.md`` (notes 1 and 2, rows B and D);
+the bus efficiencies 2 of the collective rows (A); the straggler spread 1 of the
+straggler rows (G). ``calibrate_defaults`` refits them all."""
 
 
 @dataclass(frozen=True)
@@ -471,7 +525,7 @@ class Calibrated:
     at_bound: bool
     """No value inside the range meets the figure; ``value`` is the nearer bound."""
     predicted: float
-    """The metric ``predict_run`` gives at ``value``."""
+    """The metric ``predict_run`` gives at ``value`` (the measured figure itself for the direct ones)."""
 
 
 def calibrate(constant: str, *, metric: str, measured: float, run: Mapping[str, Any],
@@ -481,8 +535,9 @@ def calibrate(constant: str, *, metric: str, measured: float, run: Mapping[str, 
     Bisection on ``[low, high]`` (60 halvings): the metric must move
     monotonically with the constant, as MFU, HFU, TFLOP/s and tokens/s do
     with ``kernel_efficiency``, the bus efficiencies and the overlaps (and
-    ``iteration_s`` the other way). When the figure lies outside what the
-    range can reach, the nearer bound is returned with ``at_bound``.
+    ``iteration_s`` the other way; all of them the other way with
+    ``kernel_half_width`` and ``straggler_cv``). When the figure lies outside
+    what the range can reach, the nearer bound is returned with ``at_bound``.
     ``constants`` fixes the others (default: their calibrated values); a value
     of ``constant`` in ``run`` or ``constants`` is overridden.
     """
@@ -509,3 +564,37 @@ def calibrate(constant: str, *, metric: str, measured: float, run: Mapping[str, 
         x, bound = (lo if abs(g_lo) <= abs(g_hi) else hi), True
     return Calibrated(constant, x, bound, getattr(predict_run(**{**run, **constants, constant: x}), metric))
 
+
+def calibrate_defaults(rows: tuple[Calibration, ...] = CALIBRATION, *, sweeps: int = 40) -> dict[str, Calibrated]:
+    """Refit every constant of ``rows`` from its measured figure, all at once.
+
+    The direct ones first (a bus efficiency is its row's ratio; the straggler
+    spread is the step gain over ``slowest_of(ranks)``), then the solved ones
+    in turn, each with the others at their latest values, until a sweep
+    moves none of them by more than 1e-12 (Gauss–Seidel; at most ``sweeps``).
+    """
+    fixed: dict[str, float] = {}
+    result: dict[str, Calibrated] = {}
+    for row in rows:
+        if row.metric == "busbw_share":
+            fixed[row.constant] = row.measured
+        elif row.metric == "step_gain":
+            fixed[row.constant] = row.measured / slowest_of(row.ranks)
+        else:
+            continue
+        result[row.constant] = Calibrated(row.constant, fixed[row.constant], False, row.measured)
+    solved = [row for row in rows if row.run]
+    for row in solved:
+        fixed[row.constant] = row.value
+    for _ in range(whole("sweeps", sweeps, low=1)):
+        moved = 0.0
+        for row in solved:
+            others = {k: v for k, v in fixed.items() if k != row.constant}
+            fit = calibrate(row.constant, metric=row.metric, measured=row.measured, run=row.run,
+                            low=row.low, high=row.high, **others)
+            moved = max(moved, abs(fit.value - fixed[row.constant]))
+            fixed[row.constant] = fit.value
+            result[row.constant] = fit
+        if moved <= 1e-12:
+            break
+    return result
