@@ -323,6 +323,15 @@ def test_impossible_runs_are_refused(change, message):
     assert str(err.value).startswith(message), str(err.value)
 
 
+def test_formula_errors_name_their_argument():
+    shape = dict(layers=4, hidden=512, seq_len=1024, vocab=0)
+    assert_errors_name_their_argument(model_flops, {**shape, "sequences": 0})
+    assert_errors_name_their_argument(hardware_flops, {**shape, "sequences": 1, "recompute": "full"})
+    assert_errors_name_their_argument(parameter_count, shape)
+    with pytest.raises(ValueError, match="^hidden must be a whole number in 1..inf"):
+        parameter_count(**{**shape, "hidden": 0})
+
+
 def test_whole_floats_from_a_table_are_accepted():
     as_floats = {k: float(v) if isinstance(v, int) else v for k, v in VALID.items()}
     assert predict_run(**as_floats) == predict_run(**VALID)

@@ -55,18 +55,35 @@ KERNEL_HALF_WIDTH = 955.0
 """Hidden size at which the kernels reach half of ``KERNEL_EFFICIENCY`` (Hockney's n½;
 fitted with KERNEL_EFFICIENCY: CALIBRATION[0] and [1])."""
 BUS_EFFICIENCY_UP = 0.82
-"""Ring all-reduce bus bandwidth over the scale-up link rate (CALIBRATION[1])."""
+"""Ring all-reduce bus bandwidth over the scale-up link rate (CALIBRATION[2])."""
 BUS_EFFICIENCY_OUT = 0.80
-"""Ring all-reduce bus bandwidth over the scale-out (NIC) rate (CALIBRATION[2])."""
+"""Ring all-reduce bus bandwidth over the scale-out (NIC) rate (CALIBRATION[3])."""
 DP_OVERLAP = 0.0
-"""Share of the data-parallel all-reduce hidden behind compute (fitted: CALIBRATION[3], at its bound)."""
+"""Share of the data-parallel all-reduce hidden behind compute (fitted: CALIBRATION[4], at its bound)."""
 STRAGGLER_CV = 0.0018
-"""Coefficient of variation of one rank's step time (CALIBRATION[4])."""
+"""Coefficient of variation of one rank's step time (CALIBRATION[5])."""
 GRAD_BYTES = 4
 """Bytes per gradient element in the data-parallel reduction: FP32 (not fitted; see ``predict_run``)."""
 
 
 # -- the FLOPs of a step --------------------------------------------------------------------
+
+def _flops(b: int, s: int, l: int, h: int, vocab: int, recompute: str) -> tuple[float, float]:
+    """(model FLOPs, hardware FLOPs) of one step; the formulas of ``model_flops`` and ``hardware_flops``."""
+    model = 72.0 * b * s * l * h * h * (1.0 + s / (6.0 * h) + vocab / (12.0 * h * l))
+    if recompute == "selective":
+        return model, model + 4.0 * b * s * s * h * l
+    if recompute == "full":
+        return model, model + 24.0 * b * s * l * h * h * (1.0 + s / (6.0 * h))
+    return model, model
+
+
+def _shape(layers: object, hidden: object, seq_len: object, vocab: object) -> tuple[int, int, int, int]:
+    return (whole("layers", layers, low=1, integral_only=False),
+            whole("hidden", hidden, low=1, integral_only=False),
+            whole("seq_len", seq_len, low=1, integral_only=False),
+            whole("vocab", vocab, low=0, integral_only=False))
+
 
 def model_flops(*, layers: int, hidden: int, seq_len: int, vocab: int, sequences: int) -> float:
     """Model FLOPs of one training step (forward and backward, no recomputation).
@@ -75,13 +92,13 @@ def model_flops(*, layers: int, hidden: int, seq_len: int, vocab: int, sequences
     tokens through ``l`` layers of width ``h`` and a vocabulary of ``V``:
     per layer and token the forward pass does ``24h²`` FLOPs of matrix
     products and ``4sh`` of attention scores, the logits ``2Vh``, and the
-    backward pass twice the forward. No argument checks: ``predict_run`` does them.
+    backward pass twice the forward.
 
     Source: Narayanan et al. (2021), eq. 3 without the recompute pass;
     Korthikanti et al. (2022), appendix A, eq. 7.
     """
-    b, s, l, h = sequences, seq_len, layers, hidden
-    return 72.0 * b * s * l * h * h * (1.0 + s / (6.0 * h) + vocab / (12.0 * h * l))
+    l, h, s, v = _shape(layers, hidden, seq_len, vocab)
+    return _flops(whole("sequences", sequences, integral_only=False), s, l, h, v, "none")[0]
 
 
 def hardware_flops(*, layers: int, hidden: int, seq_len: int, vocab: int, sequences: int,
@@ -91,7 +108,7 @@ def hardware_flops(*, layers: int, hidden: int, seq_len: int, vocab: int, sequen
     ::
 
         none       model FLOPs
-        selective  + 4 B s² h l          one more forward of QKᵀ and of the scores times V
+        selective  + 4 B s² h l                 one more forward of QKᵀ and of the scores times V
         full       + 24 B s l h² (1 + s/(6h))   one more forward of every layer (not the logits)
 
     Full recompute gives Narayanan et al.'s eq. 3, ``96 B s l h² (1 + s/(6h) +
@@ -100,12 +117,9 @@ def hardware_flops(*, layers: int, hidden: int, seq_len: int, vocab: int, sequen
     ``72 B l s h² (1 + s/(3h) + …)``, which adds twice as much (``12 B s² h l``)
     and is what their Table 5's HFU column follows.
     """
-    one_of("recompute", recompute, RECOMPUTE)
-    b, s, l, h = sequences, seq_len, layers, hidden
-    extra = {"none": 0.0,
-             "selective": 4.0 * b * s * s * h * l,
-             "full": 24.0 * b * s * l * h * h * (1.0 + s / (6.0 * h))}[recompute]
-    return model_flops(layers=l, hidden=h, seq_len=s, vocab=vocab, sequences=b) + extra
+    l, h, s, v = _shape(layers, hidden, seq_len, vocab)
+    b = whole("sequences", sequences, integral_only=False)
+    return _flops(b, s, l, h, v, one_of("recompute", recompute, RECOMPUTE))[1]
 
 
 def parameter_count(*, layers: int, hidden: int, seq_len: int, vocab: int) -> float:
@@ -113,8 +127,12 @@ def parameter_count(*, layers: int, hidden: int, seq_len: int, vocab: int) -> fl
 
     Source: Narayanan et al. (2021), eq. 2 (1,008.0 B for their 1 T row).
     """
-    l, h = layers, hidden
-    return 12.0 * l * h * h * (1.0 + 13.0 / (12.0 * h) + (vocab + seq_len) / (12.0 * l * h))
+    l, h, s, v = _shape(layers, hidden, seq_len, vocab)
+    return _parameters(l, h, s, v)
+
+
+def _parameters(l: int, h: int, s: int, vocab: int) -> float:
+    return 12.0 * l * h * h * (1.0 + 13.0 / (12.0 * h) + (vocab + s) / (12.0 * l * h))
 
 
 def kernel_share(hidden: float, *, efficiency: float = KERNEL_EFFICIENCY,
@@ -330,10 +348,7 @@ def predict_run(*, layers: int, hidden: int, seq_len: int, vocab: int, global_ba
     et al. (2022) appendix A; chapter 1 (``ring_factor``, ``bubble_fraction``);
     chapter 2 (``straggler_tax``); Hockney and Jesshope (1981) for ``h½``.
     """
-    l = whole("layers", layers, low=1, integral_only=False)
-    h = whole("hidden", hidden, low=1, integral_only=False)
-    s = whole("seq_len", seq_len, low=1, integral_only=False)
-    vocab_ = whole("vocab", vocab, low=0, integral_only=False)
+    l, h, s, vocab_ = _shape(layers, hidden, seq_len, vocab)
     batch = whole("global_batch", global_batch, low=1, integral_only=False)
     b = whole("microbatch", microbatch, low=1, integral_only=False)
     n = whole("gpus", gpus, low=1, integral_only=False)
@@ -391,8 +406,7 @@ def predict_run(*, layers: int, hidden: int, seq_len: int, vocab: int, global_ba
         kv_share = a_kv / a
 
     # the work
-    f_model = model_flops(layers=l, hidden=h, seq_len=s, vocab=vocab_, sequences=batch)
-    f_hw = hardware_flops(layers=l, hidden=h, seq_len=s, vocab=vocab_, sequences=batch, recompute=recompute)
+    f_model, f_hw = _flops(batch, s, l, h, vocab_, recompute)
     rate = n * peak * eta
     compute = f_hw / rate
     attention = 12.0 * batch * s * s * h * l / rate
@@ -412,7 +426,7 @@ def predict_run(*, layers: int, hidden: int, seq_len: int, vocab: int, global_ba
     kv = ACTIVATION_BYTES * b * s * h * kv_share / t
     cp_comm = _seconds(per_layer_microbatch * (3 if full else 2) * 2 * (ring_factor(c) / 2) * kv, cp_rate)
     pp_comm = _seconds(2 * m * v * activation / t, pp_rate) if p > 1 else 0.0
-    params = parameter_count(layers=l, hidden=h, seq_len=s, vocab=vocab_)
+    params = _parameters(l, h, s, vocab_)
     dp_comm = _seconds(ring_factor(d * c) * g_bytes * params / (t * p), dp_rate)
 
     tp_exposed = (1.0 - o_tp) * tp_comm
