@@ -11,9 +11,11 @@ a *wing*, named as the chapter's view and feedback modules are:
 ``fabric_designs/``    chapter 4: designs compared, incast, load balance,
                        redundancy, the decision procedure
 ``scaleup/``           chapter 5: fragmentation, the K-hop ring, the link budget
-``validation/``        chapter 6: published measurements of real runs, as data
-                       (``from clustermath.validation import load_measurements``;
-                       imported on demand, as it needs pandas)
+``validation/``        chapter 6: ``predict_run`` (the models composed into one
+                       training step), its calibration, the effective
+                       training-time ratio, the days to train, and published
+                       measurements as data (``from clustermath.validation
+                       import load_measurements``; pandas is loaded on use)
 =====================  ==========================================================
 
 Beside the wings sit the modules every wing shares: ``validate`` (every argument
@@ -41,6 +43,8 @@ from .fabric_designs import *  # noqa: F401,F403  chapter 4
 from .fabric_designs import __all__ as _fabric_designs_all
 from .scaleup import *  # noqa: F401,F403  chapter 5
 from .scaleup import __all__ as _scaleup_all
+from .validation import *  # noqa: F401,F403  chapter 6
+from .validation import __all__ as _validation_all
 
 WINGS = ("peak", "reliability", "placement", "fabric_designs", "scaleup", "validation")
 """The model wings, one per chapter, in the book's order."""
@@ -50,5 +54,5 @@ __all__ = [
     *_peak_all, *_reliability_all,
     "MAX_GPUS", "NetworkTraffic", "Placement", "StepTraffic", "TpGroupLayout",
     "hops_crossing_formula", "network_traffic", "step_traffic", "tp_group_layout",
-    *_fabric_designs_all, *_scaleup_all,
+    *_fabric_designs_all, *_scaleup_all, *_validation_all,
 ]

@@ -1,6 +1,9 @@
-"""Feedback for chapter 6's exercises ("Do the models hold?"): not written yet.
+"""Chapter 6's misconceptions, for the exercises' feedback (``clustermath.feedback``).
 
-The misconception catalogue of the chapter's exercises belongs here (issue 17, part 4).
-The module exists now because every wing has a feedback module of its name
-(``tests/test_layers.py``); the wing's data is in :mod:`clustermath.validation`.
+None yet. The package gives every wing a feedback module (``tests/test_layers.py``);
+the chapter-6 exercises' misconceptions (percent of peak taken for MFU, a bubble
+without interleaving, ...) belong here.
 """
+from __future__ import annotations
+
+__all__: list[str] = []

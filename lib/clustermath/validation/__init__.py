@@ -1,23 +1,37 @@
-"""Chapter 6, "Do the models hold?": published measurements of real training runs, as data.
+"""Chapter 6, "Do the models hold?": the book's models composed and held against measured runs.
 
-``load_measurements()`` returns the shipped ``measurements.csv`` as a pandas DataFrame;
-``family()``, ``run_config()``, ``cross_checks()`` and ``DISAGREEMENTS`` are described in
-:mod:`clustermath.validation.measurements`.
+* ``predict``: ``predict_run``, one training step of a dense transformer from
+  its shape, parallelism and hardware (FLOPs, bubble, exposed communication,
+  stragglers), its calibrated constants and the rows they were fitted on;
+* ``training_time``: the effective training-time ratio of a run that fails,
+  checkpoints and restarts, and the days a token budget takes;
+* ``measurements``: published measurements of real training runs, as data
+  (``load_measurements()`` returns the shipped ``measurements.csv`` as a pandas
+  DataFrame; ``family()``, ``run_config()``, ``cross_checks()`` and
+  ``DISAGREEMENTS``). It needs pandas, so it is imported on first use:
+  ``from clustermath.validation import load_measurements`` works, and a plain
+  ``import clustermath`` does not load pandas.
 """
-from .measurements import (
-    CSV_NAME, DISAGREEMENT_KINDS, FAMILIES, KNOWN_UNITS, LLAMA3_TABLE5, MODEL_INPUTS, PREDICT_RUN_INPUTS,
-    Check, Disagreement, assumed_columns, cross_checks, csv_path, disagreements, family,
-    load_measurements, printed, run_config,
-)
+from importlib import import_module
 
-__all__ = [
+from .predict import *  # noqa: F401,F403
+from .predict import __all__ as _predict_all
+from .training_time import *  # noqa: F401,F403
+from .training_time import __all__ as _training_time_all
+
+_MEASUREMENTS = (
     "CSV_NAME", "Check", "DISAGREEMENTS", "DISAGREEMENT_KINDS", "Disagreement", "FAMILIES", "KNOWN_UNITS",
     "LLAMA3_TABLE5", "MODEL_INPUTS", "PREDICT_RUN_INPUTS", "assumed_columns", "cross_checks", "csv_path",
     "disagreements", "family", "load_measurements", "printed", "run_config",
-]
+)
+
+__all__ = [*_predict_all, *_training_time_all]
+"""What ``from clustermath import *`` takes from this wing (the measurements' names are imported by name)."""
 
 
 def __getattr__(name: str):
     if name == "DISAGREEMENTS":
-        return disagreements()
+        return import_module(".measurements", __name__).disagreements()
+    if name in _MEASUREMENTS:
+        return getattr(import_module(".measurements", __name__), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

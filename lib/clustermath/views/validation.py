@@ -1,6 +1,9 @@
-"""Views of chapter 6 ("Do the models hold?"): not written yet.
+"""Chapter 6 ("Do the models hold?"): the validation wing's explorers and figures.
 
-The chapter's predicted-against-measured picture and its explorer belong here (issue 17,
-part 3). The module exists now because every wing has a view module of its name
-(``tests/test_layers.py``); the wing's data is in :mod:`clustermath.validation`.
+None yet. The package gives every wing a view module (``tests/test_layers.py``);
+chapter 6's explorer of ``predict_run`` and its predicted-against-measured
+figure belong here.
 """
+from __future__ import annotations
+
+__all__: list[str] = []
