@@ -42,6 +42,7 @@ def real(name: str, value: object, *, low: float = 0.0, high: float = math.inf,
     ``high = inf`` is reachable only with ``allow_inf`` (e.g. an MTBF of
     "never fails").
     """
+    low, high = float(low), float(high)  # a bound written as a Decimal or an int reads as a float
     lo = "(" if low_open else "["
     hi = ")" if high_open or (high == math.inf and not allow_inf) else "]"
     top = "inf" if high == math.inf else format(high, "g")

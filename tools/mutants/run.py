@@ -51,11 +51,15 @@ COMPOSITIONS = ["test_ch1_worked_tables.py", "test_ch1_source_numbers.py", "test
 # `-k "not explorer"` leaves out, so it is not listed
 CH4 = ["test_fabric_designs.py", "test_mutants_fabric.py"]
 CH5 = ["test_scaleup.py", "test_scaleup_ring.py", "test_mutants_scaleup.py"]
+# the inputs on which listed "equivalents" turned out not to be (issue 21), for every group
+CLAIMS = "test_equivalence_claims.py"
+CH1, PLUMBING, CH2, CH3, COMPOSITIONS, CH4, CH5 = ([*g, CLAIMS] for g in (CH1, PLUMBING, CH2, CH3, COMPOSITIONS,
+                                                                          CH4, CH5))
 MODULES: dict[str, list[str]] = {
     **{f"peak/{m}": CH1 for m in ("scaling.py", "collectives.py", "pipeline.py", "checkpoint.py",
                                   "failures.py", "stragglers.py", "activations.py", "fabric.py",
                                   "economics.py")},
-    "peak/assembled.py": ["test_ch1_assembled.py", "test_ch1_models.py", "test_mutants_models.py"],
+    "peak/assembled.py": ["test_ch1_assembled.py", "test_ch1_models.py", "test_mutants_models.py", CLAIMS],
     "peak/ports.py": PLUMBING,
     **{m: PLUMBING for m in ("check.py", "runner.py", "validate.py")},
     "reliability/interruptions.py": CH2,
@@ -208,29 +212,184 @@ def score_module(work: Path, module: str, equivalent: set[str], seconds: float):
     return row, surv, bool(res) and score >= GOAL
 
 
+def module_of(name: str) -> str:
+    """``clustermath.peak.budget.x_f__mutmut_3`` -> ``peak/budget.py`` (its key in MODULES)."""
+    module = name.partition("__mutmut_")[0].rpartition(".")[0]
+    return module.removeprefix("clustermath.").replace(".", "/") + ".py"
+
+
+def generate(gwork: Path) -> None:
+    """Write the mutants of a prepared scratch folder without running any test (about 5 s)."""
+    code = ("import os\n"
+            "from mutmut.utils.file_utils import copy_src_dir\n"
+            "from mutmut.__main__ import create_mutants\n"
+            "from mutmut.mutation.trampoline import set_mutant_under_test\n"
+            "set_mutant_under_test('mutant_generation')\n"
+            "os.makedirs('mutants', exist_ok=True)\n"
+            "copy_src_dir()\n"
+            "create_mutants(1)\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    subprocess.run([sys.executable, "-c", code], cwd=gwork, env=env, check=True, capture_output=True, text=True)
+    tests = gwork / "mutants" / "tests"
+    if not tests.exists():
+        shutil.copytree(gwork / "tests", tests)
+
+
+def mutant_source(gwork: Path, name: str) -> tuple[str, str] | None:
+    """The original's and the mutant's source, from the generated mutants file."""
+    path = gwork / "mutants" / "src" / "clustermath" / module_of(name)
+    if not path.exists():
+        return None
+    tree = ast.parse(path.read_text())
+    mangled = name.rpartition(".")[2]
+    orig_name = mangled.partition("__mutmut_")[0] + "__mutmut_orig"
+    found = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.name in (mangled, orig_name):
+            found[node.name] = ast.get_source_segment(path.read_text(), node)
+    if len(found) < 2:
+        return None
+    return found[orig_name], found[mangled].replace(mangled, orig_name, 1)
+
+
+def show(work: Path, name: str) -> int:
+    """Print one mutant's diff, generating the mutants first on a fresh clone."""
+    import difflib
+    module = module_of(name)
+    if module not in MODULES:
+        print(f"no module {module!r} for mutant {name!r}; modules: {', '.join(MODULES)}")
+        return 1
+    gwork = group_dir(work, [m for m in MODULES if MODULES[m] == MODULES[module]])
+    sources = mutant_source(gwork, name)
+    if sources is None:
+        prepare(gwork, [m for m in MODULES if MODULES[m] == MODULES[module]])
+        generate(gwork)
+        sources = mutant_source(gwork, name)
+    if sources is None:
+        print(f"no mutant named {name!r} in {module}")
+        return 1
+    orig, mutant = sources
+    status = results(gwork, module).get(name, "not run in this folder")
+    print(f"# {name}: {status}")
+    print("".join(difflib.unified_diff(orig.splitlines(True), mutant.splitlines(True),
+                                       "original", "mutant")))
+    return 0
+
+
+def group_dir(work: Path, group: list[str]) -> Path:
+    return work / "-".join(Path(m).stem for m in group)[:80]
+
+
+def check_equivalents(gwork: Path, group: list[str], listed: list[str],
+                      res: dict[str, str] | None) -> tuple[list[str], list[str]]:
+    """Run each listed equivalent of ``group`` beside the original (tools/mutants/equivalence.py).
+
+    Returns (lines for the summary, failures). A listed mutant fails the check when the
+    tests kill it, when it no longer exists, or when an input makes it differ from the original.
+    """
+    lines, failures = [], []
+    alive = []
+    for name in sorted(listed):
+        if res is not None and name not in res:
+            failures.append(f"{name}: listed as equivalent but no such mutant (the ids moved: renumber REPORT.md)")
+        elif res is not None and res[name] in KILLED:
+            failures.append(f"{name}: listed as equivalent but the tests kill it ({res[name]}): remove it from REPORT.md")
+        else:
+            alive.append(name)
+    if not alive:
+        return lines, failures
+    if not (gwork / "mutants" / "src").exists():
+        generate(gwork)
+    tests = sorted({f"tests/{t}" for m in group for t in MODULES[m]})
+    targets = sorted({(n.partition("__mutmut_")[0].rpartition(".")[0],
+                       n.partition("__mutmut_")[0].rpartition(".")[2]) for n in alive})
+    tool = [sys.executable, str(ROOT / "tools" / "mutants" / "equivalence.py")]
+    inputs, verdicts = gwork / "equivalence-inputs.pkl", gwork / "equivalence.json"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env.setdefault("PYTHONHASHSEED", "0")
+    rec = subprocess.run([*tool, "record", str(gwork), *tests, "--targets", json.dumps(targets),
+                          "--out", str(inputs)], env=env, text=True, capture_output=True)
+    if rec.returncode != 0:
+        return lines, failures + [f"recording the tests' inputs failed:\n{rec.stdout[-2000:]}{rec.stderr[-2000:]}"]
+    cmp_ = subprocess.run([*tool, "compare", str(gwork), "--inputs", str(inputs), "--mutants", json.dumps(alive),
+                           "--out", str(verdicts)], env=env, text=True, capture_output=True)
+    if cmp_.returncode != 0:
+        return lines, failures + [f"comparing failed:\n{cmp_.stdout[-2000:]}{cmp_.stderr[-2000:]}"]
+    for name, v in json.loads(verdicts.read_text()).items():
+        if v["differs"]:
+            d = v["differs"]
+            failures.append(f"{name}: listed as equivalent, but {d['call']} {d['original']} in the original "
+                            f"and {d['mutant']} in the mutant")
+        elif v["inputs"] == 0:
+            failures.append(f"{name}: listed as equivalent, but no test input reaches it ({v.get('note', '')})")
+        else:
+            lines.append(f"- `{name}`: same outcome as the original on {v['inputs']:,} inputs")
+    return lines, failures
+
+
+def commit_described() -> str:
+    """The commit the run describes, with "+changes" when lib/ or tests/ differ from it."""
+    def git(*a: str) -> str:
+        done = subprocess.run(["git", "-C", str(ROOT), *a], capture_output=True, text=True)
+        return done.stdout.strip() if done.returncode == 0 else ""
+    head = git("rev-parse", "--short=10", "HEAD") or "unknown"
+    return head + ("+changes" if git("status", "--porcelain", "--", "lib", "tests") else "")
+
+
+TABLE_BEGIN, TABLE_END = "<!-- mutants-table:begin (written by tools/mutants/run.py) -->", "<!-- mutants-table:end -->"
+HEADER = ("| module | mutants | killed | equivalent (each checked) | open | score | seconds | commit |\n"
+          "|---|--:|--:|--:|--:|--:|--:|---|")
+
+
+def write_table(rows: list[tuple]) -> None:
+    """Update the rows of the modules just run in REPORT.md's results table; keep the others."""
+    report = ROOT / "tools" / "mutants" / "REPORT.md"
+    text = report.read_text()
+    old: dict[str, str] = {}
+    if TABLE_BEGIN in text:
+        body = text[text.index(TABLE_BEGIN) + len(TABLE_BEGIN):text.index(TABLE_END)]
+        for line in body.splitlines():
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if len(cells) == 8 and cells[0] in MODULES:
+                old[cells[0]] = line.strip()
+    commit = commit_described()
+    for m, n, k, e, o, sc, t in rows:
+        old[m] = f"| {m} | {n:,} | {k:,} | {e} | {o} | {100 * sc:.1f}% | {t:.0f} | {commit} |"
+    lines = [old[m] for m in MODULES if m in old]
+    totals = [line.strip("|").split("|") for line in lines]
+    n_all = sum(int(c[1].replace(",", "")) for c in totals)
+    k_all = sum(int(c[2].replace(",", "")) for c in totals)
+    e_all = sum(int(c[3]) for c in totals)
+    o_all = sum(int(c[4]) for c in totals)
+    block = "\n".join([TABLE_BEGIN, HEADER, *lines,
+                       f"| **all {len(lines)} modules** | {n_all:,} | {k_all:,} | {e_all} | {o_all} | "
+                       f"{100 * (k_all + e_all) / max(n_all, 1):.1f}% | | |", TABLE_END])
+    if TABLE_BEGIN in text:
+        text = text[:text.index(TABLE_BEGIN)] + block + text[text.index(TABLE_END) + len(TABLE_END):]
+    else:
+        text = text.replace("## Results\n", "## Results\n\n" + block + "\n", 1)
+    report.write_text(text)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("modules", nargs="*", help="modules as in MODULES (stem is enough)")
+    parser.add_argument("modules", nargs="*", help="modules as in MODULES, a wing, or a stem")
     parser.add_argument("--work", default=str(ROOT / "_build" / "mutants"))
     parser.add_argument("--jobs", type=int, default=1)
-    parser.add_argument("--show", metavar="MUTANT", help="print one mutant's diff")
+    parser.add_argument("--show", metavar="MUTANT", help="print one mutant's diff (generates the mutants "
+                                                         "if no run left them)")
     parser.add_argument("--retest", action="store_true",
                         help="rerun only the open survivors of an earlier run, with the current tests")
     parser.add_argument("--report", action="store_true",
                         help="only score the results already in --work (no mutmut run)")
+    parser.add_argument("--check-equivalents", action="store_true",
+                        help="only check REPORT.md's equivalence claims (no mutmut run; generates the mutants)")
+    parser.add_argument("--no-table", action="store_true", help="leave REPORT.md's table as it is")
     args = parser.parse_args()
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
     if args.show:
-        module = args.show.split(".x")[0].split(".")[-1]
-        for gwork in work.iterdir():
-            if (gwork / "mutants" / "src" / "clustermath").rglob(f"{module}.py.meta"):
-                shown = mutmut(gwork, "show", args.show, check=False)
-                if shown.returncode == 0 and shown.stdout.strip():
-                    print(shown.stdout)
-                    return 0
-        print(f"no mutant named {args.show!r} in {work}")
-        return 1
+        return show(work, args.show)
     chosen = []
     for want in args.modules or MODULES:
         hits = [m for m in MODULES if m == want or Path(m).stem == want or m.split("/")[0] == want]
@@ -238,15 +397,27 @@ def main() -> int:
             parser.error(f"unknown module {want!r}; choose from {list(MODULES)}")
         chosen += hits
     equivalent = equivalents()
-    rows, survivors, failed = [], [], []
+    rows, survivors, failed, eq_lines, eq_failures = [], [], [], [], []
     # modules that share their tests run together: mutmut collects test coverage once per run
     groups: dict[tuple[str, ...], list[str]] = {}
     for module in chosen:
         groups.setdefault(tuple(MODULES[module]), []).append(module)
     for group in groups.values():
         # each group in its own scratch folder, so a run of one never invalidates another
-        gwork = work / "-".join(Path(m).stem for m in group)[:80]
+        gwork = group_dir(work, group)
         gwork.mkdir(parents=True, exist_ok=True)
+        listed = [n for n in equivalent if module_of(n) in group]
+        if args.check_equivalents:
+            if not listed:
+                continue
+            prepare(gwork, group)
+            shutil.rmtree(gwork / "mutants", ignore_errors=True)
+            generate(gwork)
+            lines, fails = check_equivalents(gwork, group, listed, None)
+            eq_lines += lines
+            eq_failures += fails
+            print(f"[{', '.join(group)}: {len(listed)} listed equivalents, {len(fails)} failed the check]", flush=True)
+            continue
         timing = gwork / "seconds.txt"
         if args.retest:
             open_ = [n for m in group for n, st in results(gwork, m).items()
@@ -273,23 +444,38 @@ def main() -> int:
         seconds = sum(float(t.read_text()) for t in (timing, retest_dir(gwork) / "seconds.txt")
                       if t.exists()) if timing.exists() else float("nan")
         print(f"[{', '.join(group)}: {seconds:.0f} s]", flush=True)
+        res_all: dict[str, str] = {}
         for module in group:
             row, surv, ok = score_module(gwork, module, equivalent, seconds / len(group))
             rows.append(row)
             survivors += surv
+            res_all.update(results(gwork, module))
             if not ok:
                 failed.append(module)
+        t0 = time.monotonic()
+        lines, fails = check_equivalents(gwork, group, listed, res_all)
+        eq_lines += lines
+        eq_failures += fails
+        print(f"  {len(listed)} listed equivalents checked side by side in {time.monotonic() - t0:.0f} s: "
+              f"{len(fails)} failed", flush=True)
+    if rows and not args.no_table and not args.retest:
+        write_table(rows)
     lines = ["| module | mutants | killed | equivalent | open | score | seconds (share of its group) |",
              "|---|--:|--:|--:|--:|--:|--:|"]
     lines += [f"| {m} | {n} | {k} | {e} | {o} | {100 * s:.1f}% | {t:.0f} |"
               for m, n, k, e, o, s, t in rows]
     lines += ["", "Open survivors (neither killed nor listed as equivalent in REPORT.md):", ""]
     lines += [f"- `{n}` ({s}, {m})" for m, n, s in survivors] or ["- none"]
+    lines += ["", "Equivalence claims that failed their check:", ""]
+    lines += [f"- {f}" for f in eq_failures] or ["- none"]
+    lines += ["", "Equivalence claims that held:", ""] + (eq_lines or ["- none checked"])
     (work / "summary.md").write_text("\n".join(lines) + "\n")
     print(f"\nsummary: {work / 'summary.md'}")
+    for f in eq_failures:
+        print(f"EQUIVALENCE CLAIM FAILED: {f}")
     if failed:
         print(f"below {GOAL:.0%}: {', '.join(failed)}")
-    return 1 if failed else 0
+    return 1 if failed or eq_failures else 0
 
 
 if __name__ == "__main__":
