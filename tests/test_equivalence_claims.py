@@ -127,3 +127,55 @@ def test_styled_tables_keep_their_column_group_headers():
         shown = re.findall(r'<th[^>]*class="col_heading level0[^"]*"[^>]*>([^<]*)<', html)
         assert [s for s in dict.fromkeys(shown)] == list(dict.fromkeys(expected)), table.name
         assert all(s.strip() for s in shown), table.name
+
+
+# ----------------------------------------------------------------------- Daly's exact interval
+
+
+@pytest.mark.parametrize("save, mtbf", [(60, 11_100), (1, 1), (5, 1), (0.1, 1e6), (1e-6, 1), (20, 1)])
+def test_daly_exact_interval_is_the_root_to_the_last_bit(save, mtbf):
+    """u + ln(1 − u) = −δ/M changes sign between the neighbours of the returned u."""
+    from clustermath import daly_exact_interval
+    from clustermath.reliability.interruptions import _u_plus_log1m
+    u = daly_exact_interval(save, mtbf) / mtbf
+    eps = save / mtbf
+    below, above = math.nextafter(u, 0.0), math.nextafter(u, 1.0)
+    assert _u_plus_log1m(below) + eps >= 0.0 >= _u_plus_log1m(above) + eps
+
+
+def test_daly_exact_interval_at_its_edges():
+    from clustermath import daly_exact_interval
+    # a save over ~37 MTBFs puts the root within one ulp of u = 1 (it used to raise "math domain error")
+    for save in (37, 40, 700, 1e300):
+        assert daly_exact_interval(save, 1) == pytest.approx(1.0, rel=1e-15)
+    # δ/M underflows to 0: the interval is Young's √(2δM), not whatever bisection halving reached
+    assert daly_exact_interval(1e-300, 1e300) == math.sqrt(2.0)
+    assert daly_exact_interval(1, 1e300) == pytest.approx(math.sqrt(2e300), rel=1e-15)
+    # both sides of the series' threshold (δ/M = 1e-16) agree to the last bits
+    def series(e: float) -> float:
+        y = math.sqrt(2 * e)
+        return y * (1 - y / 3 + y * y / 36)
+    for e in (0.99e-16, 1.01e-16, 1e-14, 1e-12):
+        assert daly_exact_interval(e, 1) == pytest.approx(series(e), rel=1e-15)
+
+
+def test_u_plus_log1m_near_zero_and_above_the_switch():
+    from clustermath.reliability.interruptions import _u_plus_log1m
+    assert _u_plus_log1m(0.0) == 0.0
+    assert _u_plus_log1m(1e-8) == pytest.approx(-5.000000033333334e-17, rel=1e-15)
+    for u in (0.05, 0.1, 0.1000001, 0.5, 0.9):
+        assert _u_plus_log1m(u) == pytest.approx(u + math.log1p(-u), rel=1e-14)
+
+
+def test_budget_with_nothing_to_write_loses_nothing_to_the_checkpoint():
+    """A zero footprint costs nothing even on a zero-rate tier (the integer model saturates there,
+    which made the budget refuse it: mutant 52 of peak_to_delivered showed the difference)."""
+    from clustermath.peak.budget import peak_to_delivered
+    for interval in (1, 300, 64_500, 65_535):
+        terms = peak_to_delivered(footprint_gb=0, tier_gbps=0, interval_s=interval)
+        assert terms[-1].keeps == 1.0 and terms[-1].remaining_tflops == terms[-2].remaining_tflops
+    with pytest.raises(ValueError, match=r"^checkpoint overhead must be in 0\.\.100 %, got inf %"):
+        peak_to_delivered(footprint_gb=1, tier_gbps=0, interval_s=64_500)
+    with pytest.raises(ValueError, match=r"^checkpoint overhead must be in 0\.\.100 %, got 100\.1 %"):
+        peak_to_delivered(footprint_gb=1001, tier_gbps=8, interval_s=1000)
+    assert peak_to_delivered(footprint_gb=1000, tier_gbps=8, interval_s=1000)[-1].keeps == 0.0

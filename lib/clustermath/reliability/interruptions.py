@@ -329,13 +329,35 @@ def daly_lost(interval_s: float, save_s: float, mtbf_s: float, restart_s: float 
     return max(0.0, 1.0 - 1.0 / daly_wall_ratio(interval_s, save_s, mtbf_s, restart_s))
 
 
+def _u_plus_log1m(u: float) -> float:
+    """``u + ln(1 − u)`` for 0 <= u < 1, to the last bit near 0 (where the two terms cancel).
+
+    Below u = 0.1 it sums the series ``−(u²/2 + u³/3 + u⁴/4 + …)`` until a term no longer
+    changes the sum; above, the direct form loses nothing.
+    """
+    if u > 0.1:
+        return u + math.log1p(-u)
+    total, power, k = 0.0, u * u, 2
+    while power / k > 1e-17 * total or total == 0.0:
+        total += power / k
+        power *= u
+        k += 1
+        if power == 0.0:
+            break
+    return -total
+
+
 def daly_exact_interval(save_s: float, mtbf_s: float) -> float:
     """The interval that minimises ``daly_wall_ratio``, s (solved numerically).
 
     Setting the derivative to zero gives, with u = τ/M,
     ``u + ln(1 − u) = −δ/M``, i.e. ``τ = M (1 + W₀(−e^{−1−δ/M}))`` with W₀ the
-    principal Lambert W. Solved here by bisection on u in (0, 1). Independent
-    of the restart time. ``0`` for a free save, ``math.inf`` when nothing fails.
+    principal Lambert W. Solved here by bisection on u in (0, 1), halving until
+    the bracket stops shrinking in floating point. Where δ/M is below 1e-16 (it
+    may underflow to 0) the series ``u = √(2ε)(1 − √(2ε)/3)`` is exact to the
+    last bit; where δ is more than about 37 M the root lies within one ulp of
+    u = 1 and the interval is M. Independent of the restart time. ``0`` for a
+    free save, ``math.inf`` when nothing fails.
     """
     delta = real("save_s", save_s)
     m = real("mtbf_s", mtbf_s, low_open=True, allow_inf=True)
@@ -344,16 +366,21 @@ def daly_exact_interval(save_s: float, mtbf_s: float) -> float:
     if delta == 0.0:
         return 0.0
     eps = delta / m
+    if eps < 1e-16:  # Young's regime: the next term of the series is below a double's precision
+        young = math.sqrt(2.0 * delta) * math.sqrt(m)
+        return young * (1.0 - young / (3.0 * m))
     lo, hi = 0.0, 1.0
-    for _ in range(200):
+    while True:
         mid = 0.5 * (lo + hi)
-        if mid + math.log1p(-mid) + eps > 0.0:  # g(u) decreases from eps at u = 0
+        if mid in (lo, hi):  # the bracket is two neighbouring doubles
+            return m * mid
+        g = _u_plus_log1m(mid) + eps  # decreases from eps at u = 0 to -inf at u = 1
+        if g == 0.0:
+            return m * mid
+        if g > 0.0:
             lo = mid
         else:
             hi = mid
-        if hi - lo <= 1e-16 * hi:
-            break
-    return m * 0.5 * (lo + hi)
 
 
 # -- the interruption table (source 003) --------------------------------------------------
