@@ -54,8 +54,7 @@ from PIL import Image as PILImage
 
 from ..check import fmt_value
 from ..labels import words
-from ..runner import spec_of
-from ..validate import U16_MAX
+from ..runner import SPEC_SHEET_BUILD, saturated, spec_of
 
 __all__ = ["Explorer", "LiveFigure", "ModelView", "Slider", "encode_png", "flags", "ladder", "still", "table",
            "BROKEN_BUILD", "CORRECT_COLOUR", "BROKEN_COLOUR", "FLAG_COLOUR", "LIMIT_COLOUR", "OVER"]
@@ -68,7 +67,7 @@ LIMIT_COLOUR = "#b22222"
 """Colour of a threshold line."""
 FLAG_COLOUR = "#a40000"
 """Colour of a flagged value (saturated, or beyond what the model covers)."""
-BROKEN_BUILD = "spec-sheet build"
+BROKEN_BUILD = SPEC_SHEET_BUILD
 """The book's one name for the build that takes the specification sheet at its word."""
 
 OVER: dict[str, tuple[float, str]] = {
@@ -86,19 +85,27 @@ def flags(result: Any) -> dict[str, str]:
 
     * a 16-bit integer output at 65,535 (the chapter-1 models saturate there:
       the true value is at least that);
+    * an output computed from such an output (``clustermath.runner.saturated``:
+      1,024 nodes of 1,000 TFLOPS show 32,767 achieved TFLOPS at 50%, truly
+      512,000), including a verdict (yes/no) taken from one;
     * a field of ``OVER`` above its bound (a share of time above 100%, more
       minutes lost a day than a day has);
     * ``first_order_valid`` false (the goodput budget's shares are capped).
     """
     found: dict[str, str] = {}
+    ceiling = saturated(result)
     for f in fields(result):
         value = getattr(result, f.name)
-        if isinstance(value, bool):
+        upstream = ceiling.get(f.name)
+        if upstream is not None and (upstream or f.name not in OVER):
+            roots = " and ".join(words(u) for u in upstream or ())
+            found[f.name] = ("saturated at 65,535: the true value is larger" if not upstream else
+                             f"decided on {roots}, which saturated: the verdict may be wrong"
+                             if isinstance(value, bool) else
+                             f"computed from {roots}, which saturated: not the true value")
+        elif isinstance(value, bool):
             if f.name == "first_order_valid" and not value:
                 found[f.name] = "first-order model out of range: its shares are capped"
-            continue
-        if isinstance(value, int) and value == U16_MAX and f.name not in OVER:
-            found[f.name] = "saturated at 65,535: the true value is larger"
         elif f.name in OVER and isinstance(value, (int, float)) and value > OVER[f.name][0]:
             found[f.name] = OVER[f.name][1]
     return found
