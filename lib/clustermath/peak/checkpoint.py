@@ -1,4 +1,4 @@
-"""The checkpoint: a run has to write its whole state down, and that takes time.
+"""The checkpoint: saving a run's full training state takes time, and the run waits for it.
 
 Source: source 000, section 8 ("RTL 4", module ``checkpoint_cost``).
 """

@@ -30,7 +30,7 @@ class FabricBisection:
     sufficient: bool
     """``real_bisection_gbps >= demand_gbps``."""
     oversub_ignored_err: bool
-    """The check: an oversubscribed fabric quoted at its full-bisection figure."""
+    """The check: an oversubscribed fabric credited with its full-bisection figure."""
 
 
 @counted(
