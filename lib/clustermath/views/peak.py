@@ -126,9 +126,9 @@ def view_collective_cost(ax: Axes) -> Updater:
     ticks = [ax.text(-0.015, f, "", transform=ax.get_yaxis_transform(), ha="right", va="center", fontsize=10,
                      animated=True) for f in fractions]
     (ring,) = ax.plot([], [], lw=2, color=CORRECT_COLOUR, drawstyle="steps-post", animated=True,
-                      label="ring: 2(N-1)/N of the gradient")
+                      label="correct build: 2(N-1)/N of the gradient")
     (flat,) = ax.plot([], [], lw=2, color=BROKEN_COLOUR, drawstyle="steps-post", animated=True,
-                      label="flat: the gradient once")
+                      label=f"{BROKEN_BUILD}: the gradient once")
     budget = _limit(ax, 100, "", animated=True)
     ax.plot([], [], color=LIMIT_COLOUR, ls=":", label="budget")
     (marker,) = ax.plot([], [], "o", ms=8, mec="black", animated=True)
