@@ -96,7 +96,7 @@ def test_the_explorer_shows_the_flag_in_its_table_and_its_picture():
     view.controls["node_tflops"].value = 1000
     assert "32,767" in view.table.value
     assert "computed from peak" in view.table.value  # the note under the row
-    assert "computed from peak" in view.alt  # and over the picture
+    assert "values computed from it are off too" in view.alt  # and over the picture, in short
 
 
 def test_a_chain_names_the_value_that_saturated():

@@ -70,6 +70,9 @@ FLAG_COLOUR = "#a40000"
 BROKEN_BUILD = SPEC_SHEET_BUILD
 """The book's one name for the build that takes the specification sheet at its word."""
 
+SATURATED_AND_DERIVED = "saturated at 65,535; values computed from it are off too"
+"""The picture's one note for an output at the ceiling and the values computed from it."""
+
 OVER: dict[str, tuple[float, str]] = {
     "young_lost_pct": (100.0, "over 100% lost: beyond the first-order model"),
     "daly_lost_pct": (100.0, "over 100% lost: beyond the model"),
@@ -474,9 +477,16 @@ class Explorer(LiveFigure):
         return bool(self.broken.value)
 
     def warnings(self, result: tuple[Any, Any]) -> list[str]:
-        """The flags of the build on the picture."""
+        """The flags of the build on the picture (the table under each row says which value and why).
+
+        Values computed from a saturated output share one short note with it, so the
+        line over the picture stays within the picture's width."""
         shown = result[1] if self.broken.value else result[0]
-        return list(flags(shown).values())
+        notes, ceiling = flags(shown), saturated(shown)
+        if any(ceiling.get(name) for name in notes):
+            rest = [note for name, note in notes.items() if name not in ceiling]
+            return [SATURATED_AND_DERIVED, *rest]
+        return list(notes.values())
 
     def table_html(self, result: tuple[Any, Any]) -> str:
         """Both builds' outputs in words; rows where they differ in the flag colour, flagged rows shaded."""
