@@ -361,6 +361,16 @@ class LiveFigure(W.VBox):
                              alpha[top:bottom].astype(np.float32) / 255.0)
         self.canvas.restore_region(self._frame)
 
+    def _fit_flag(self, largest: float = 8.5, smallest: float = 6.0) -> None:
+        """Shrink the flag line's font until it fits between its start and the picture's right edge
+        (several notes at once would otherwise run off the picture), down to ``smallest``."""
+        self._flag.set_fontsize(largest)
+        renderer = self.canvas.get_renderer()
+        box = self._flag.get_window_extent(renderer)
+        room = self.figure.bbox.x1 - box.x0 - 6  # the rounded box's padding
+        if box.width > room > 0:
+            self._flag.set_fontsize(max(smallest, largest * room / box.width))
+
     def _composite_overlays(self) -> None:
         if self._overlay is None:
             return
@@ -399,6 +409,7 @@ class LiveFigure(W.VBox):
         self._composite_overlays()
         if notes:
             self._flag.set_text("⚠ " + "; ".join(dict.fromkeys(notes)))
+            self._fit_flag()
             self.axes.draw_artist(self._flag)
         self.picture.value = encode_png(self.canvas)
         # the picture's description (the html-manager's ImageView breaks on a tooltip, so the book's
@@ -484,7 +495,9 @@ class Explorer(LiveFigure):
         shown = result[1] if self.broken.value else result[0]
         notes, ceiling = flags(shown), saturated(shown)
         if any(ceiling.get(name) for name in notes):
-            rest = [note for name, note in notes.items() if name not in ceiling]
+            # keep the notes that are not about the ceiling (a share over 100% ...), as flags() words them
+            rest = [note for name, note in notes.items()
+                    if name not in ceiling or (not ceiling[name] and name in OVER)]
             return [SATURATED_AND_DERIVED, *rest]
         return list(notes.values())
 
