@@ -1,7 +1,8 @@
 """The ten worked tables of source 000 (clustermath.peak.worked_tables.TABLES).
 
 Each table is run in both builds: its totals must equal the ones the source's
-prose states, every value a row ``states`` must be what the model computes,
+prose states, every value a row pins down (``states``, printed by the source, and
+``rebuilds``, cells of the lost table) must be what the model computes,
 and every row marked ``equality`` must sit exactly on its model's threshold.
 """
 from __future__ import annotations
@@ -69,7 +70,8 @@ def test_table_shape(name):
     for row in t.rows:
         assert isinstance(row, Row)
         assert set(t.inputs(row)) == set(spec.inputs), row.note  # every port given, no stray ones
-        assert set(row.states) <= set(spec.outputs) and set(row.states_broken) <= set(spec.outputs)
+        for pinned in (row.states, row.states_broken, row.rebuilds, row.rebuilds_broken):
+            assert set(pinned) <= set(spec.outputs), row.note
 
 
 @pytest.mark.parametrize("broken", [False, True], ids=build_of)
@@ -97,7 +99,7 @@ STATED = [
     for name, t in TABLES.items()
     for i, row in enumerate(t.rows)
     for broken in (False, True)
-    if (row.states_broken if broken else row.states)
+    if row.pinned(broken)
 ]
 
 
@@ -105,7 +107,7 @@ STATED = [
 def test_row_states_what_the_model_computes(name, index, broken):
     t = TABLES[name]
     row = t.rows[index]
-    expected = row.states_broken if broken else row.states
+    expected = row.pinned(broken)
     result = t.tally(broken).results[index]
     assert {k: getattr(result, k) for k in expected} == dict(expected)
 
@@ -113,8 +115,8 @@ def test_row_states_what_the_model_computes(name, index, broken):
 def test_every_stated_row_states_something():
     for name, t in TABLES.items():
         for row in t.rows:
-            if row.stated and name != "training_cluster_model":
-                assert row.states, (name, row.note)
+            if row.stated:
+                assert row.pinned(), (name, row.note)
 
 
 EQUALITY = [
@@ -187,6 +189,24 @@ def test_check_stated_passes(name, capsys):
     TABLES[name].check_stated()
     lines = capsys.readouterr().out.splitlines()
     assert lines and all(line.startswith("✓ ") for line in lines)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_check_stated_quotes_only_what_the_source_prints(name, capsys):
+    """A printed value's bracket says quoted from source 000; a rebuilt cell's says rebuilt, never quoted."""
+    t = TABLES[name]
+    t.check_stated()
+    lines = capsys.readouterr().out.splitlines()
+    quoted = sum(len(r.states) + len(r.states_broken) for r in t.rows) + 3  # the three totals
+    rebuilt = sum(len(r.rebuilds) + len(r.rebuilds_broken) for r in t.rows)
+    assert len(lines) == quoted + rebuilt
+    assert sum("[quoted from source 000" in line for line in lines) == quoted
+    assert sum(f"[rebuilt from source 000 §{spec_of(t.model).section} table:" in line for line in lines) == rebuilt
+
+
+def test_a_value_is_printed_or_rebuilt_not_both():
+    with pytest.raises(ValueError, match=r"either printed by the source or rebuilt, not both"):
+        Row({"nodes": 1}, "note", states={"moved_gb": 8}, rebuilds={"moved_gb": 8})
 
 
 def test_the_straggler_row():

@@ -175,9 +175,10 @@ def test_a_row_is_frozen_and_owns_its_mappings():
     inputs, states = {"nodes": 1}, {"x": 2}
     row = Row(inputs, "note", states=states)
     inputs["nodes"], states["x"] = 5, 6
-    for name in ("inputs", "states", "states_broken"):
+    for name in ("inputs", "states", "states_broken", "rebuilds", "rebuilds_broken"):
         assert isinstance(getattr(row, name), MappingProxyType)
     assert dict(row.inputs) == {"nodes": 1} and dict(row.states) == {"x": 2} and dict(row.states_broken) == {}
+    assert dict(row.rebuilds) == {} == dict(row.rebuilds_broken)
     with pytest.raises(TypeError):
         row.inputs["nodes"] = 2
 
@@ -248,21 +249,21 @@ def test_styled_masks_are_six_bits_and_numbers_have_separators():
 def test_check_stated_prints_one_labelled_line_per_stated_number(capsys):
     table("cluster_scale").check_stated()
     assert capsys.readouterr().out.splitlines() == [
-        "✓ Five measurements: rows counted (n_measures): 5  [source: 5]",
-        "✓ Five measurements, correct build: n_poor: 3  [source: 3]",
-        "✓ Five measurements, peak FLOPs (ignore_comm): n_poor: 1  [source: 1]",
-        "✓ row 1, ideal_tflops: 6,400  [source: 6,400]",
-        "✓ row 1, efficiency_pct: 50  [source: 50]",
-        "✓ row 1, achieved_tflops: 3,200  [source: 3,200]",
-        "✓ row 4, efficiency_pct: 75  [source: 75]",
-        "✓ row 4, achieved_tflops: 4,800  [source: 4,800]",
-        "✓ row 4, scales_well: yes  [source: yes]",
-        "✓ row 5, efficiency_pct: 0  [source: 0]",
-        "✓ row 5, step_ms, peak FLOPs (ignore_comm): 0  [source: 0]",
+        "✓ Five measurements: rows counted (n_measures): 5  [quoted from source 000 §5: 5]",
+        "✓ Five measurements, correct build: n_poor: 3  [quoted from source 000 §5: 3]",
+        "✓ Five measurements, spec-sheet build (ignore_comm): n_poor: 1  [quoted from source 000 §5: 1]",
+        "✓ row 1, ideal_tflops: 6,400  [quoted from source 000: 6,400]",
+        "✓ row 1, efficiency_pct: 50  [quoted from source 000: 50]",
+        "✓ row 1, achieved_tflops: 3,200  [quoted from source 000: 3,200]",
+        "✓ row 4, efficiency_pct: 75  [quoted from source 000: 75]",
+        "✓ row 4, achieved_tflops: 4,800  [quoted from source 000: 4,800]",
+        "✓ row 4, scales_well: yes  [quoted from source 000: yes]",
+        "✓ row 5, efficiency_pct: 0  [quoted from source 000: 0]",
+        "✓ row 5, step_ms, spec-sheet build (ignore_comm): 0  [quoted from source 000: 0]",
     ]
     table("training_cluster_model").check_stated()
     out = capsys.readouterr().out
-    assert "✓ row 6, fail_mask: 000001  [source: 000001]" in out
+    assert "✓ row 6, fail_mask: 000001  [rebuilt from source 000 §14 table: 000001]" in out
 
 
 @pytest.mark.parametrize("name", list(TABLES))
@@ -332,7 +333,8 @@ def test_check_stated_prints_a_broken_builds_mask_in_binary(capsys):
     flagged = spec_of(t.model).flagged
     one = replace(one, stated_flagged=one.tally()[flagged], stated_flagged_broken=one.tally(broken=True)[flagged])
     one.check_stated()
-    assert "✓ row 1, fail_mask, scale only (scale_only): 000001  [source: 000001]" in capsys.readouterr().out
+    assert ("✓ row 1, fail_mask, spec-sheet build (scale_only): 000001  [quoted from source 000: 000001]"
+            in capsys.readouterr().out)
 
 
 def test_a_one_gigabyte_checkpoint_still_costs_its_share():

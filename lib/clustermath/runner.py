@@ -11,7 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any, Callable, Iterable, Mapping, TypeVar
 
-__all__ = ["ModelSpec", "Tally", "counted", "output_ports", "spec_of", "run", "MAX_ROWS"]
+from .validate import U16_MAX
+
+__all__ = ["ModelSpec", "Tally", "counted", "output_ports", "spec_of", "run", "MAX_ROWS", "SPEC_SHEET_BUILD",
+           "saturated"]
+
+SPEC_SHEET_BUILD = "spec-sheet build"
+"""The book's one name for a model's broken build (the one that takes the specification sheet at its
+word): worked tables, explorers and the glossary all use it."""
 
 MAX_ROWS = 255
 """The source's counters are 8 bits wide; ``run`` refuses more rows than they hold."""
@@ -109,3 +116,41 @@ def run(model: Callable[..., Any], rows: Iterable[Mapping[str, Any]], **build: A
     results = tuple(model(**row, **build) for row in rows)
     flagged = sum(1 for r in results if spec.counts(r))
     return Tally(spec.name, results, {spec.total: len(results), spec.flagged: flagged})
+
+
+def saturated(result: Any) -> dict[str, tuple[str, ...]]:
+    """The outputs of a chapter-1 result that the 16-bit ceiling makes untrustworthy.
+
+    The chapter-1 models keep source 000's 16-bit outputs, which stop at 65,535:
+    1,024 nodes of 1,000 TFLOPS peak at 65,535 (truly 1,024,000) and deliver
+    32,767 at 50% (truly 512,000). Both are flagged by the explorers.
+
+    An integer output at 65,535 maps to ``()``: it saturated (or stands for
+    "unbounded"), and the true value is at least that. An output computed from
+    such an output (directly or through others, as the result class's
+    ``COMPUTED_FROM`` says) maps to the saturated outputs it was computed
+    from (the roots of the chain: ``affordable`` maps to ``write_s``): its value is not the true one either, and may be smaller (32,767
+    achieved TFLOPS from a saturated peak) or larger (a cost per useful
+    TFLOPS over a saturated useful figure). Booleans are included: a
+    threshold test on a saturated value can give the wrong verdict.
+    A result without ``COMPUTED_FROM`` (no chapter-1 model) gives ``{}``
+    unless an integer output sits at the ceiling.
+    """
+    found: dict[str, tuple[str, ...]] = {}
+    names = [f.name for f in fields(result)]
+    for name in names:
+        value = getattr(result, name)
+        if isinstance(value, int) and not isinstance(value, bool) and value == U16_MAX:
+            found[name] = ()
+    computed_from: dict[str, tuple[str, ...]] = getattr(type(result), "COMPUTED_FROM", {})
+    changed = True
+    while changed:  # follow chains (write_s -> overhead_pct -> affordable) to a fixed point
+        changed = False
+        for name in names:
+            if name in found:
+                continue
+            roots = [r for u in computed_from.get(name, ()) if u in found for r in (found[u] or (u,))]
+            if roots:
+                found[name] = tuple(dict.fromkeys(roots))
+                changed = True
+    return found

@@ -43,7 +43,7 @@ register(
         "ch1-collective"),
     Misconception(
         "ignore_bubble", "a pipeline with no bubble",
-        "S stages working through M microbatches stand idle for (S-1)/(M+S-1) of every step "
+        "S stages working through M microbatches stand idle for a fraction (S-1)/(M+S-1) of each step "
         "while the pipeline fills and drains.",
         "ch1-pipeline"),
     Misconception(

@@ -5,6 +5,7 @@ Source: source 000, section 11 ("RTL 7", module ``activation_memory``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from .ports import sat16
 from ..validate import flag, port16
@@ -14,6 +15,13 @@ from ..runner import counted, output_ports
 @dataclass(frozen=True, slots=True)
 class ActivationMemory:
     """Outputs of ``activation_memory``; names are the source's output ports."""
+
+    COMPUTED_FROM: ClassVar[dict[str, tuple[str, ...]]] = {
+        "spare_mb": ("act_mb",),
+        "fits": ("act_mb",),
+        "activations_free_err": ("act_mb",),
+    }
+    """Outputs computed from other outputs: a saturated one makes them untrustworthy too."""
 
     act_mb: int
     """Activation memory held, MB (saturates at 65535)."""

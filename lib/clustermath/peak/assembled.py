@@ -11,10 +11,10 @@ from ..runner import counted, output_ports
 
 PROPERTIES: tuple[tuple[str, str], ...] = (
     ("nodes_added", "there is more hardware"),
-    ("comm_costed", "the collective is in the step time"),
+    ("comm_costed", "the step time counts the collective"),
     ("bubble_bounded", "enough microbatches to fill the pipeline"),
     ("checkpoint_affordable", "the state write fits its interval"),
-    ("stragglers_bounded", "the slowest rank is near the mean"),
+    ("stragglers_bounded", "no rank lags far behind the mean"),
     ("bisection_sufficient", "the fabric carries the collective"),
 )
 """The six input properties in bit order (bit 0 first) with what each one means."""

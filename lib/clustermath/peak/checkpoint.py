@@ -1,10 +1,11 @@
-"""The checkpoint: a run has to write its whole state down, and that takes time.
+"""The checkpoint: saving a run's full training state takes time, and the run waits for it.
 
 Source: source 000, section 8 ("RTL 4", module ``checkpoint_cost``).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from .ports import U16_MAX, sat16
 from ..validate import flag, port16
@@ -17,6 +18,13 @@ AFFORDABLE_OVERHEAD_PCT = 10
 @dataclass(frozen=True, slots=True)
 class CheckpointCost:
     """Outputs of ``checkpoint_cost``; names are the source's output ports."""
+
+    COMPUTED_FROM: ClassVar[dict[str, tuple[str, ...]]] = {
+        "overhead_pct": ("write_s",),
+        "affordable": ("overhead_pct",),
+        "free_write_err": ("write_s",),
+    }
+    """Outputs computed from other outputs: a saturated one makes them untrustworthy too."""
 
     write_s: int
     """Time to write the state, s (65535 for a zero-rate tier; 0 in the broken build)."""

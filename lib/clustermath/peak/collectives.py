@@ -5,6 +5,7 @@ Source: source 000, section 6 ("RTL 2", module ``collective_cost``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from .ports import U16_MAX, sat16
 from ..validate import flag, port16
@@ -17,6 +18,13 @@ MS_PER_GB_AT_1_GBPS = 8000
 @dataclass(frozen=True, slots=True)
 class CollectiveCost:
     """Outputs of ``collective_cost``; names are the source's output ports."""
+
+    COMPUTED_FROM: ClassVar[dict[str, tuple[str, ...]]] = {
+        "collective_ms": ("moved_gb",),
+        "within_budget": ("collective_ms",),
+        "understated_err": ("moved_gb",),
+    }
+    """Outputs computed from other outputs: a saturated one makes them untrustworthy too."""
 
     moved_gb: int
     """Bytes the fabric carries per all-reduce, GB, truncated."""

@@ -5,6 +5,7 @@ Source: source 000, section 13 ("RTL 9", module ``cluster_economics``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from .ports import U16_MAX, sat16
 from ..validate import flag, port16
@@ -17,6 +18,14 @@ ACCEPTABLE_COST_PER_USEFUL = 1500
 @dataclass(frozen=True, slots=True)
 class ClusterEconomics:
     """Outputs of ``cluster_economics``; names are the source's output ports."""
+
+    COMPUTED_FROM: ClassVar[dict[str, tuple[str, ...]]] = {
+        "useful_tflops": ("peak_tflops",),
+        "cost_per_useful": ("total_cost", "useful_tflops"),
+        "acceptable": ("cost_per_useful",),
+        "efficiency_ignored_err": ("peak_tflops", "useful_tflops"),
+    }
+    """Outputs computed from other outputs: a saturated one makes them untrustworthy too."""
 
     total_cost: int
     """``nodes * node_cost``, in the source's cost units."""

@@ -5,6 +5,7 @@ Source: source 000, section 12 ("RTL 8", module ``fabric_bisection``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from .ports import sat16
 from ..validate import flag, port16
@@ -15,6 +16,13 @@ from ..runner import counted, output_ports
 class FabricBisection:
     """Outputs of ``fabric_bisection``; names are the source's output ports."""
 
+    COMPUTED_FROM: ClassVar[dict[str, tuple[str, ...]]] = {
+        "real_bisection_gbps": ("full_bisection_gbps",),
+        "sufficient": ("real_bisection_gbps",),
+        "oversub_ignored_err": ("full_bisection_gbps", "real_bisection_gbps"),
+    }
+    """Outputs computed from other outputs: a saturated one makes them untrustworthy too."""
+
     full_bisection_gbps: int
     """Half the nodes' links across the cut, ``nodes * link_gbps / 2``, Gbps."""
     real_bisection_gbps: int
@@ -22,7 +30,7 @@ class FabricBisection:
     sufficient: bool
     """``real_bisection_gbps >= demand_gbps``."""
     oversub_ignored_err: bool
-    """The check: an oversubscribed fabric quoted at its full-bisection figure."""
+    """The check: an oversubscribed fabric credited with its full-bisection figure."""
 
 
 @counted(

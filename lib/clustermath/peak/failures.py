@@ -5,6 +5,7 @@ Source: source 000, section 9 ("RTL 5", module ``failure_recovery``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from .ports import U16_MAX, sat16
 from ..validate import flag, port16
@@ -19,6 +20,14 @@ HOURS_PER_DAY = 24
 @dataclass(frozen=True, slots=True)
 class FailureRecovery:
     """Outputs of ``failure_recovery``; names are the source's output ports."""
+
+    COMPUTED_FROM: ClassVar[dict[str, tuple[str, ...]]] = {
+        "failures_per_day": ("cluster_mtbf_h",),
+        "lost_min_per_day": ("failures_per_day",),
+        "tolerable": ("lost_min_per_day",),
+        "scale_ignored_err": ("cluster_mtbf_h",),
+    }
+    """Outputs computed from other outputs: a saturated one makes them untrustworthy too."""
 
     cluster_mtbf_h: int
     """Mean time between failures of the whole cluster, h, truncated."""

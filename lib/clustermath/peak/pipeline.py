@@ -5,6 +5,7 @@ Source: source 000, section 7 ("RTL 3", module ``pipeline_bubble``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from ..validate import flag, port16
 from ..runner import counted, output_ports
@@ -16,6 +17,13 @@ ACCEPTABLE_BUBBLE_PCT = 20
 @dataclass(frozen=True, slots=True)
 class PipelineBubble:
     """Outputs of ``pipeline_bubble``; names are the source's output ports."""
+
+    COMPUTED_FROM: ClassVar[dict[str, tuple[str, ...]]] = {
+        "useful_pct": ("bubble_pct",),
+        "acceptable": ("bubble_pct",),
+        "bubble_ignored_err": ("bubble_pct",),
+    }
+    """Outputs computed from other outputs: a saturated one makes them untrustworthy too."""
 
     bubble_pct: int
     """Idle share of the step, percent, truncated."""

@@ -9,6 +9,9 @@ holds the output side of the contract:
 * ``sat16(x)`` saturates a non-negative intermediate to a 16-bit output;
 * ``WRAP_ERRATA`` lists where the source's fixed-width intermediates would wrap.
 
+What a saturated output makes untrustworthy downstream is said by
+``clustermath.runner.saturated`` (and each result class's ``COMPUTED_FROM``).
+
 Python integers never wrap, so every intermediate here is exact.  Where the
 source's fixed-width RTL would wrap (see ``WRAP_ERRATA``), the book keeps the
 exact value and saturates only the output, and says so in the chapter.

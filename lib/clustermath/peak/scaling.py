@@ -5,6 +5,7 @@ Source: source 000, section 5 ("RTL 1", module ``cluster_scale``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from .ports import sat16
 from ..validate import flag, port16
@@ -17,6 +18,12 @@ SCALES_WELL_PCT = 75
 @dataclass(frozen=True, slots=True)
 class ClusterScale:
     """Outputs of ``cluster_scale``; names are the source's output ports."""
+
+    COMPUTED_FROM: ClassVar[dict[str, tuple[str, ...]]] = {
+        "achieved_tflops": ("ideal_tflops",),
+        "comm_ignored_err": ("step_ms",),
+    }
+    """Outputs computed from other outputs: a saturated one makes them untrustworthy too."""
 
     ideal_tflops: int
     """Peak capability, nodes × node_tflops, TFLOPS (saturates at 65535)."""

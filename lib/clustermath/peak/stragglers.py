@@ -5,6 +5,7 @@ Source: source 000, section 10 ("RTL 6", module ``straggler_step``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from .ports import sat16
 from ..validate import flag, port16
@@ -17,6 +18,14 @@ TOLERABLE_WASTE_PCT = 10
 @dataclass(frozen=True, slots=True)
 class StragglerStep:
     """Outputs of ``straggler_step``; names are the source's output ports."""
+
+    COMPUTED_FROM: ClassVar[dict[str, tuple[str, ...]]] = {
+        "waste_ms": ("step_ms",),
+        "waste_pct": ("waste_ms",),
+        "tolerable": ("waste_pct",),
+        "uniform_assumed_err": ("step_ms",),
+    }
+    """Outputs computed from other outputs: a saturated one makes them untrustworthy too."""
 
     step_ms: int
     """Step time, ms: the slowest rank (the mean rank in the broken build)."""

@@ -27,7 +27,7 @@ from .fabric import fabric_bisection
 from .failures import failure_recovery
 from .pipeline import pipeline_bubble
 from ..check import check, fmt_value
-from ..runner import Tally, run, spec_of
+from ..runner import SPEC_SHEET_BUILD, Tally, run, spec_of
 from .scaling import cluster_scale
 from .stragglers import straggler_step
 
@@ -40,9 +40,15 @@ class Row:
 
     ``inputs`` are the ports that vary by row (the table's ``fixed`` ports fill
     the rest); ``stated`` is True when the source's prose fixes the row;
-    ``equality`` marks a row that sits exactly on its threshold; ``states``
-    and ``states_broken`` hold output values the prose gives for the correct
-    and the broken build.
+    ``equality`` marks a row that sits exactly on its threshold.
+
+    The output values a row pins down come in two kinds, and a check line says
+    which: ``states`` and ``states_broken`` hold values the source prints
+    (in digits or in words: "zero length", "one fifth") for the correct and
+    the spec-sheet build, and are checked as *quoted*; ``rebuilds`` and
+    ``rebuilds_broken`` hold cells of the lost table that the source never
+    prints, which the book rebuilt from the model and the prose, and are
+    checked as *rebuilt*.
     """
 
     inputs: Mapping[str, Any]
@@ -51,10 +57,24 @@ class Row:
     equality: bool = False
     states: Mapping[str, Any] = field(default_factory=dict)
     states_broken: Mapping[str, Any] = field(default_factory=dict)
+    rebuilds: Mapping[str, Any] = field(default_factory=dict)
+    rebuilds_broken: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        for name in ("inputs", "states", "states_broken"):
+        for name in ("inputs", "states", "states_broken", "rebuilds", "rebuilds_broken"):
             object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
+        for build, printed, rebuilt in (("correct", self.states, self.rebuilds),
+                                        ("spec-sheet", self.states_broken, self.rebuilds_broken)):
+            both = set(printed) & set(rebuilt)
+            if both:
+                raise ValueError(f"an output is either printed by the source or rebuilt, not both; "
+                                 f"{build} build gives {sorted(both)} in both")
+
+    def pinned(self, broken: bool = False) -> dict[str, Any]:
+        """Every output value this row pins down in one build, printed or rebuilt."""
+        if broken:
+            return {**self.states_broken, **self.rebuilds_broken}
+        return {**self.states, **self.rebuilds}
 
 
 @dataclass(frozen=True)
@@ -69,12 +89,16 @@ class WorkedTable:
     stated_flagged: int
     stated_flagged_broken: int
     shown: tuple[str, ...]
-    broken_label: str
     reconstruction: str
 
     @property
     def name(self) -> str:
         return self.model.__name__
+
+    @property
+    def broken_label(self) -> str:
+        """The spec-sheet build's one name in every table, with the flag that selects it."""
+        return f"{SPEC_SHEET_BUILD} ({spec_of(self.model).broken_flag})"
 
     def inputs(self, row: Row) -> dict[str, Any]:
         """The full keyword arguments of one row: the fixed setting, then the row's own ports."""
@@ -178,18 +202,33 @@ class WorkedTable:
         )
 
     def check_stated(self) -> None:
-        """Check each build's counter and every output value the source states, one line each."""
+        """Check each build's counter and every output value a row pins down, one line each.
+
+        The totals are printed by the prose after the module (``kind="quoted"``,
+        "source 000 §N"), the values in ``states`` somewhere in source 000
+        (``kind="quoted"``); the values in ``rebuilds`` are cells of the lost
+        table that the book rebuilt (``kind="rebuilt"``, "source 000 §N table").
+        """
         spec = spec_of(self.model)
         good, bad = self.tally(), self.tally(broken=True)
-        check(f"{self.title}: rows counted ({spec.total})", good[spec.total], len(self.rows))
-        check(f"{self.title}, correct build: {spec.flagged}", good[spec.flagged], self.stated_flagged)
-        check(f"{self.title}, {self.broken_label}: {spec.flagged}", bad[spec.flagged], self.stated_flagged_broken)
+        # the totals follow the module in its own section; a row's values may be printed anywhere in
+        # source 000 (the summary of §15, the assertions of §16 ...), so their bracket names the source
+        prose, lost = f"source 000 §{spec.section}", f"source 000 §{spec.section} table"
+        check(f"{self.title}: rows counted ({spec.total})", good[spec.total], len(self.rows),
+              kind="quoted", source=prose)
+        check(f"{self.title}, correct build: {spec.flagged}", good[spec.flagged], self.stated_flagged,
+              kind="quoted", source=prose)
+        check(f"{self.title}, {self.broken_label}: {spec.flagged}", bad[spec.flagged], self.stated_flagged_broken,
+              kind="quoted", source=prose)
         for i, row in enumerate(self.rows):
-            for key, value in row.states.items():
-                check(f"row {i + 1}, {key}", getattr(good.results[i], key), value, fmt=_FORMATS.get(key))
-            for key, value in row.states_broken.items():
-                check(f"row {i + 1}, {key}, {self.broken_label}", getattr(bad.results[i], key), value,
-                      fmt=_FORMATS.get(key))
+            for broken, tally, build in ((False, good, ""), (True, bad, f", {self.broken_label}")):
+                printed = row.states_broken if broken else row.states
+                pinned = row.pinned(broken)
+                for key in sorted(pinned, key=spec.outputs.index):
+                    value = pinned[key]
+                    kind, source = ("quoted", "source 000") if key in printed else ("rebuilt", lost)
+                    check(f"row {i + 1}, {key}{build}", getattr(tally.results[i], key), value,
+                          fmt=_FORMATS.get(key), kind=kind, source=source)
 
 
 _FORMATS = {"fail_mask": "06b"}
@@ -225,9 +264,8 @@ _add(WorkedTable(
     stated_flagged=3,
     stated_flagged_broken=1,
     shown=("step_ms", "efficiency_pct", "achieved_tflops", "scales_well"),
-    broken_label="peak FLOPs (ignore_comm)",
     reconstruction="Rows 2 and 3 are reconstructed: with rows 1 and 5 below 75%, the stated three "
-                   "poor rows need exactly one more (row 3), and the peak-FLOPs model's single poor "
+                   "poor rows need exactly one more (row 3), and the spec-sheet build's single poor "
                    "row is row 5, the one with no compute.",
 ))
 
@@ -239,22 +277,21 @@ _add(WorkedTable(
     rows=_rows(
         Row({"nodes": 8}, "eight ranks", stated=True,
             states={"moved_gb": 14, "collective_ms": 140}),
-        Row({"nodes": 2}, "two ranks: the flat model is exact", stated=True,
-            states={"moved_gb": 8, "collective_ms": 80, "within_budget": True},
-            states_broken={"moved_gb": 8, "collective_ms": 80}),
+        Row({"nodes": 2}, "two ranks: the spec-sheet build is exact", stated=True,
+            states={"moved_gb": 8}, rebuilds={"collective_ms": 80, "within_budget": True},
+            states_broken={"collective_ms": 80}, rebuilds_broken={"moved_gb": 8}),
         Row({"nodes": 64}, "sixty-four ranks: the factor has saturated", stated=True,
-            states={"moved_gb": 15, "collective_ms": 150}),
+            states={"moved_gb": 15}, rebuilds={"collective_ms": 150}),
         Row({"nodes": 4, "bytes_gb": 16}, "a 16 GB gradient: over budget in both builds"),
         Row({"nodes": 1}, "one rank: nothing to exchange"),
         Row({"nodes": 2, "fabric_gbps": 640}, "two ranks at 640 Gbps: exactly the budget", equality=True,
-            states={"moved_gb": 8, "collective_ms": 100, "within_budget": True}),
+            states={"moved_gb": 8, "collective_ms": 100}, rebuilds={"within_budget": True}),
     ),
     stated_flagged=3,
     stated_flagged_broken=1,
     shown=("moved_gb", "collective_ms", "within_budget", "understated_err"),
-    broken_label="flat (ignore_topology)",
-    reconstruction="Rows 4 to 6 are reconstructed. With the stated 8 GB at 800 Gbps the flat model "
-                   "always gives 80 ms, so its one over-budget row must change the gradient or the "
+    reconstruction="Rows 4 to 6 are reconstructed. With the stated 8 GB at 800 Gbps the spec-sheet "
+                   "build always gives 80 ms, so its one over-budget row must change the gradient or the "
                    "fabric: row 4 doubles the gradient to 16 GB. Row 6 is the equality case of the "
                    "source's assertions (640 Gbps).",
 ))
@@ -270,18 +307,17 @@ _add(WorkedTable(
         Row({"stages": 8, "microbatches": 1}, "eight stages on one microbatch",
             states={"bubble_pct": 87}),
         Row({"stages": 1, "microbatches": 8}, "a single stage is not a pipeline", stated=True,
-            states={"bubble_pct": 0, "bubble_ignored_err": False}),
+            states={"bubble_pct": 0}, rebuilds={"bubble_ignored_err": False}),
         Row({"stages": 8, "microbatches": 64}, "eight stages, 64 microbatches", stated=True,
             states={"bubble_pct": 9}),
         Row({"stages": 16, "microbatches": 32}, "twice the depth on the same 32 microbatches"),
         Row({"stages": 5, "microbatches": 16}, "exactly 20%", equality=True,
-            states={"bubble_pct": 20, "acceptable": True}),
+            states={"bubble_pct": 20}, rebuilds={"acceptable": True}),
         Row({"stages": 1, "microbatches": 0}, "an empty schedule: the zero-denominator guard"),
     ),
     stated_flagged=2,
     stated_flagged_broken=0,
     shown=("bubble_pct", "useful_pct", "acceptable", "bubble_ignored_err"),
-    broken_label="no bubble (ignore_bubble)",
     reconstruction="The prose places 32 microbatches in row 1, 64 in row 4 and the single stage in "
                    "row 3. Row 2 is the book's choice: its 87% is the chapter's opening figure, "
                    "but the prose does not place it in the table. Rows 5 to 7 are reconstructed; row 6 is the equality case of the "
@@ -303,13 +339,12 @@ _add(WorkedTable(
         Row({"tier_gbps": 0, "interval_s": 300}, "no tier: the missing-tier guard"),
         Row({"tier_gbps": 80, "interval_s": 0}, "no interval: the missing-interval guard"),
         Row({"tier_gbps": 80, "interval_s": 560}, "exactly 10%", equality=True,
-            states={"overhead_pct": 10, "affordable": True}),
+            rebuilds={"overhead_pct": 10, "affordable": True}),
     ),
     stated_flagged=4,
     stated_flagged_broken=1,
     shown=("write_s", "overhead_pct", "affordable", "free_write_err"),
-    broken_label="free write (ignore_checkpoint)",
-    reconstruction="Rows 4 to 6 are reconstructed. The no-checkpoint model writes in 0 s, so its "
+    reconstruction="Rows 4 to 6 are reconstructed. The spec-sheet build writes in 0 s, so its "
                    "single unaffordable row has to be the one with no interval at all (row 5).",
 ))
 
@@ -325,16 +360,15 @@ _add(WorkedTable(
         Row({"nodes": 1000, "interval_min": 120}, "the interval doubled", stated=True,
             states={"lost_min_per_day": 180}),
         Row({"nodes": 1000, "interval_min": 40}, "exactly an hour a day", equality=True,
-            states={"lost_min_per_day": 60, "tolerable": True}),
+            rebuilds={"lost_min_per_day": 60, "tolerable": True}),
         Row({"nodes": 4000, "interval_min": 30}, "four thousand nodes, half-hourly"),
-        Row({"nodes": 1, "interval_min": 60}, "a single node: both models agree"),
+        Row({"nodes": 1, "interval_min": 60}, "a single node: both builds agree"),
         Row({"nodes": 10000, "interval_min": 60}, "the cluster MTBF truncates to 0 h",
-            states={"cluster_mtbf_h": 0, "failures_per_day": 65535}),
+            rebuilds={"cluster_mtbf_h": 0, "failures_per_day": 65535}),
     ),
     stated_flagged=4,
     stated_flagged_broken=0,
     shown=spec_of(failure_recovery).outputs[:4],  # MTBF, failures a day, minutes lost, tolerable
-    broken_label="single node (ignore_failures)",
     reconstruction="Rows 2 and 4 to 7 are reconstructed; the prose fixes rows 1 and 3 and says "
                    "only that some scale makes the cluster MTBF round to nothing, so row 7 "
                    "(10,000 nodes) is the book's choice.",
@@ -348,18 +382,17 @@ _add(WorkedTable(
     rows=_rows(
         Row({"slowest_ms": 260}, "one 260 ms rank", stated=True,
             states={"step_ms": 260, "waste_pct": 30}),
-        Row({"slowest_ms": 200}, "uniform ranks: both models are right", stated=True,
-            states={"waste_pct": 0, "uniform_assumed_err": False},
-            states_broken={"waste_pct": 0, "uniform_assumed_err": False}),
+        Row({"slowest_ms": 200}, "uniform ranks: both builds are right", stated=True,
+            rebuilds={"waste_pct": 0, "uniform_assumed_err": False},
+            rebuilds_broken={"waste_pct": 0, "uniform_assumed_err": False}),
         Row({"slowest_ms": 210}, "a 5% tail"),
         Row({"slowest_ms": 220}, "exactly 10%", equality=True,
-            states={"waste_pct": 10, "tolerable": True}),
+            rebuilds={"waste_pct": 10, "tolerable": True}),
         Row({"slowest_ms": 400}, "one rank at half speed"),
     ),
     stated_flagged=2,
     stated_flagged_broken=0,
     shown=("step_ms", "waste_ms", "waste_pct", "tolerable"),
-    broken_label="mean rank (assume_uniform)",
     reconstruction="Rows 3 to 5 are reconstructed; row 4 drives the tolerance boundary exactly, "
                    "as the source's assertions do.",
 ))
@@ -371,19 +404,18 @@ _add(WorkedTable(
     fixed={"layers": 80, "act_per_layer_mb": 16, "hbm_mb": 8192},
     rows=_rows(
         Row({"batch": 8, "recompute": False}, "batch 8, every layer held", stated=True,
-            states={"act_mb": 10240, "fits": False}),
+            states={"act_mb": 10240}, rebuilds={"fits": False}),
         Row({"batch": 8, "recompute": True}, "batch 8 with recomputation", stated=True,
             states={"act_mb": 128}),
         Row({"batch": 4, "recompute": False}, "batch 4, every layer held"),
         Row({"batch": 512, "recompute": True}, "exactly fills the fast memory", equality=True,
-            states={"act_mb": 8192, "fits": True, "spare_mb": 0}),
+            rebuilds={"act_mb": 8192, "fits": True, "spare_mb": 0}),
         Row({"batch": 0, "recompute": False}, "an empty batch holds nothing", stated=True,
-            states={"act_mb": 0, "activations_free_err": False}),
+            states={"act_mb": 0}, rebuilds={"activations_free_err": False}),
     ),
     stated_flagged=1,
     stated_flagged_broken=0,
     shown=("act_mb", "spare_mb", "fits", "activations_free_err"),
-    broken_label="no activations (ignore_activations)",
     reconstruction="Rows 3 and 4 are reconstructed. With 80 layers of 16 MB no batch fills 8192 MB "
                    "exactly without recomputation (it would need 6.4), so the equality row uses "
                    "recomputation at batch 512.",
@@ -395,19 +427,18 @@ _add(WorkedTable(
     setting="16 nodes with 800 Gbps links each; full bisection 6400 Gbps",
     fixed={"nodes": 16, "link_gbps": 800},
     rows=_rows(
-        Row({"oversub_x": 1, "demand_gbps": 3200}, "one-to-one: both models agree"),
+        Row({"oversub_x": 1, "demand_gbps": 3200}, "one-to-one: both builds agree"),
         Row({"oversub_x": 4, "demand_gbps": 3200}, "four-to-one", stated=True,
             states={"full_bisection_gbps": 6400, "real_bisection_gbps": 1600}),
         Row({"oversub_x": 2, "demand_gbps": 4000}, "two-to-one"),
         Row({"oversub_x": 1, "demand_gbps": 8000}, "demand beyond even the full figure"),
         Row({"oversub_x": 0, "demand_gbps": 3200}, "oversubscription unstated"),
         Row({"oversub_x": 4, "demand_gbps": 1600}, "demand met exactly", stated=True, equality=True,
-            states={"real_bisection_gbps": 1600, "sufficient": True}),
+            rebuilds={"real_bisection_gbps": 1600, "sufficient": True}),
     ),
     stated_flagged=3,
     stated_flagged_broken=1,
     shown=("real_bisection_gbps", "sufficient", "oversub_ignored_err"),
-    broken_label="full bisection (assume_full)",
     reconstruction="Rows 1 and 3 to 5 are reconstructed and every demand figure is ours; the prose "
                    "fixes the four-to-one figure and says the last row meets its demand exactly.",
 ))
@@ -424,14 +455,13 @@ _add(WorkedTable(
         Row({"nodes": 64, "efficiency_pct": 100}, "perfect efficiency: peak pricing is right"),
         Row({"nodes": 32, "efficiency_pct": 70}, "the debug lab before doubling"),
         Row({"nodes": 64, "efficiency_pct": 41}, "the debug lab after doubling"),
-        Row({"nodes": 16, "efficiency_pct": 50}, "a quarter of the cluster at the same efficiency", stated=True,
+        Row({"nodes": 16, "efficiency_pct": 50}, "a quarter of the nodes, efficiency unchanged", stated=True,
             states={"useful_tflops": 800, "cost_per_useful": 2000}),
         Row({"nodes": 64, "efficiency_pct": 0}, "nothing delivered: the zero-useful guard"),
     ),
     stated_flagged=4,
     stated_flagged_broken=0,
     shown=("useful_tflops", "cost_per_useful", "acceptable"),
-    broken_label="peak-priced (ignore_efficiency)",
     reconstruction="Rows 2, 3, 4 and 6 are reconstructed; rows 3 and 4 use the debug lab's 70% at "
                    "32 nodes and 41% at 64. With these node figures the cost is 100000 / efficiency "
                    "at any size, and no whole-number efficiency lands exactly on 1500 (it would "
@@ -452,15 +482,14 @@ _add(WorkedTable(
         Row({**_ALL, "bubble_bounded": False, "stragglers_bounded": False, "bisection_sufficient": False},
             "the debug lab: fabric, bubble and straggler at once"),
         Row({**_ALL, "stragglers_bounded": False}, "only the straggler fails", stated=True,
-            states={"fail_mask": 0b010000}),
+            rebuilds={"fail_mask": 0b010000}),
         Row({**_ALL, "checkpoint_affordable": False}, "the checkpoint does not fit its interval"),
         Row({**_ALL, "nodes_added": False}, "no nodes were added", stated=True,
-            states={"scales": False, "fail_mask": 0b000001}, states_broken={"scales": False}),
+            rebuilds={"scales": False, "fail_mask": 0b000001}, rebuilds_broken={"scales": False}),
     ),
     stated_flagged=1,
     stated_flagged_broken=5,
     shown=("scales", "fail_mask", "false_scale_err"),
-    broken_label="scale only (scale_only)",
     reconstruction="Only row 4 (the straggler) is placed by the prose, and it says one row adds no "
                    "nodes; the other rows are reconstructed. Here the second counter, n_scales, "
                    "counts rows that scale.",

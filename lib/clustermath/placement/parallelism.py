@@ -315,7 +315,8 @@ class StepTraffic:
     pp_bytes_per_link: float
     """Bytes one pipeline link (tensor rank i of stage s to stage s + 1) carries per step, both directions."""
     dp_collectives_per_gpu: int
-    """Gradient all-reduces per step (one logical collective; in practice bucketed)."""
+    """Data-parallel exchanges per step: one reduce-scatter of the gradients and one all-gather of the
+    parameters (one logical exchange, an all-reduce when the widths agree; in practice bucketed)."""
     dp_bytes_per_gpu: float
     """Bytes a GPU sends for data parallelism per step: the gradient reduce-scatter plus the all-gather."""
     dp_reduce_bytes_per_gpu: float
@@ -369,9 +370,10 @@ def step_traffic(*, tp: int, pp: int, dp: int, layers: int, hidden: int, tokens_
     ``grad_bytes`` has no default on purpose: the width the gradients are
     reduced in is a choice of the training stack and changes the data-parallel
     bytes in proportion. Llama 3 reduce-scatters its gradients in FP32
-    (``grad_bytes=4``) and all-gathers BF16 parameters (``gather_bytes=2``),
-    Grattafiori et al. (2024), section 3.3.2. ``gather_bytes=None`` means the
-    same width as ``grad_bytes`` (an all-reduce).
+    (``grad_bytes=4``; Grattafiori et al. (2024), section 3.3.2). The paper
+    does not give the width of the parameter all-gather; chapter 3 assumes
+    BF16 (``gather_bytes=2``), the width the model computes in, and says so.
+    ``gather_bytes=None`` means the same width as ``grad_bytes`` (an all-reduce).
 
     Assumptions: no activation recomputation (it would repeat the forward
     all-reduces), no sequence or context parallelism, layers spread evenly

@@ -54,8 +54,7 @@ from PIL import Image as PILImage
 
 from ..check import fmt_value
 from ..labels import words
-from ..runner import spec_of
-from ..validate import U16_MAX
+from ..runner import SPEC_SHEET_BUILD, saturated, spec_of
 
 __all__ = ["Explorer", "LiveFigure", "ModelView", "Slider", "encode_png", "flags", "ladder", "still", "table",
            "BROKEN_BUILD", "CORRECT_COLOUR", "BROKEN_COLOUR", "FLAG_COLOUR", "LIMIT_COLOUR", "OVER"]
@@ -68,8 +67,11 @@ LIMIT_COLOUR = "#b22222"
 """Colour of a threshold line."""
 FLAG_COLOUR = "#a40000"
 """Colour of a flagged value (saturated, or beyond what the model covers)."""
-BROKEN_BUILD = "spec-sheet build"
+BROKEN_BUILD = SPEC_SHEET_BUILD
 """The book's one name for the build that takes the specification sheet at its word."""
+
+SATURATED_AND_DERIVED = "saturated at 65,535; values computed from it are off too"
+"""The picture's one note for an output at the ceiling and the values computed from it."""
 
 OVER: dict[str, tuple[float, str]] = {
     "young_lost_pct": (100.0, "over 100% lost: beyond the first-order model"),
@@ -86,19 +88,27 @@ def flags(result: Any) -> dict[str, str]:
 
     * a 16-bit integer output at 65,535 (the chapter-1 models saturate there:
       the true value is at least that);
+    * an output computed from such an output (``clustermath.runner.saturated``:
+      1,024 nodes of 1,000 TFLOPS show 32,767 achieved TFLOPS at 50%, truly
+      512,000), including a verdict (yes/no) taken from one;
     * a field of ``OVER`` above its bound (a share of time above 100%, more
       minutes lost a day than a day has);
     * ``first_order_valid`` false (the goodput budget's shares are capped).
     """
     found: dict[str, str] = {}
+    ceiling = saturated(result)
     for f in fields(result):
         value = getattr(result, f.name)
-        if isinstance(value, bool):
+        upstream = ceiling.get(f.name)
+        if upstream is not None and (upstream or f.name not in OVER):
+            roots = " and ".join(words(u) for u in upstream or ())
+            found[f.name] = ("saturated at 65,535: the true value is larger" if not upstream else
+                             f"decided on {roots}, which saturated: the verdict may be wrong"
+                             if isinstance(value, bool) else
+                             f"computed from {roots}, which saturated: not the true value")
+        elif isinstance(value, bool):
             if f.name == "first_order_valid" and not value:
                 found[f.name] = "first-order model out of range: its shares are capped"
-            continue
-        if isinstance(value, int) and value == U16_MAX and f.name not in OVER:
-            found[f.name] = "saturated at 65,535: the true value is larger"
         elif f.name in OVER and isinstance(value, (int, float)) and value > OVER[f.name][0]:
             found[f.name] = OVER[f.name][1]
     return found
@@ -351,6 +361,16 @@ class LiveFigure(W.VBox):
                              alpha[top:bottom].astype(np.float32) / 255.0)
         self.canvas.restore_region(self._frame)
 
+    def _fit_flag(self, largest: float = 8.5, smallest: float = 6.0) -> None:
+        """Shrink the flag line's font until it fits between its start and the picture's right edge
+        (several notes at once would otherwise run off the picture), down to ``smallest``."""
+        self._flag.set_fontsize(largest)
+        renderer = self.canvas.get_renderer()
+        box = self._flag.get_window_extent(renderer)
+        room = self.figure.bbox.x1 - box.x0 - 6  # the rounded box's padding
+        if box.width > room > 0:
+            self._flag.set_fontsize(max(smallest, largest * room / box.width))
+
     def _composite_overlays(self) -> None:
         if self._overlay is None:
             return
@@ -389,6 +409,7 @@ class LiveFigure(W.VBox):
         self._composite_overlays()
         if notes:
             self._flag.set_text("⚠ " + "; ".join(dict.fromkeys(notes)))
+            self._fit_flag()
             self.axes.draw_artist(self._flag)
         self.picture.value = encode_png(self.canvas)
         # the picture's description (the html-manager's ImageView breaks on a tooltip, so the book's
@@ -467,9 +488,18 @@ class Explorer(LiveFigure):
         return bool(self.broken.value)
 
     def warnings(self, result: tuple[Any, Any]) -> list[str]:
-        """The flags of the build on the picture."""
+        """The flags of the build on the picture (the table under each row says which value and why).
+
+        Values computed from a saturated output share one short note with it, so the
+        line over the picture stays within the picture's width."""
         shown = result[1] if self.broken.value else result[0]
-        return list(flags(shown).values())
+        notes, ceiling = flags(shown), saturated(shown)
+        if any(ceiling.get(name) for name in notes):
+            # keep the notes that are not about the ceiling (a share over 100% ...), as flags() words them
+            rest = [note for name, note in notes.items()
+                    if name not in ceiling or (not ceiling[name] and name in OVER)]
+            return [SATURATED_AND_DERIVED, *rest]
+        return list(notes.values())
 
     def table_html(self, result: tuple[Any, Any]) -> str:
         """Both builds' outputs in words; rows where they differ in the flag colour, flagged rows shaded."""

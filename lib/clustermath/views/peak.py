@@ -29,7 +29,7 @@ from ..peak.debug_lab import lab_summary
 from ..labels import words
 from .base import table
 from .base import BROKEN_BUILD, BROKEN_COLOUR, CORRECT_COLOUR, FLAG_COLOUR, LIMIT_COLOUR, Explorer, Slider, Updater
-from ..validate import U16_MAX
+from ..runner import saturated
 
 __all__ = ["explorer", "EXPLORERS", "VIEWS"]
 
@@ -74,6 +74,15 @@ def _show(curve: Any, marker: Any, xs: Any, ys: Any, x: float, y: float, broken:
     marker.set_color(_colour(broken))
 
 
+def _mark(result: Any, *names: str) -> str:
+    """What the status line adds when one of ``names`` saturated, or was computed from a value that did."""
+    ceiling = saturated(result)
+    hit = [ceiling[n] for n in names if n in ceiling]
+    if any(upstream == () for upstream in hit):
+        return " (saturated)"
+    return " (from a saturated value)" if hit else ""
+
+
 def _legend(ax: Axes, loc: str) -> None:
     ax.plot([], [], color=CORRECT_COLOUR, lw=2, label="correct build")
     ax.plot([], [], color=BROKEN_COLOUR, lw=2, label=BROKEN_BUILD)
@@ -95,7 +104,7 @@ def view_cluster_scale(ax: Axes) -> Updater:
         eff = [cluster_scale(**{**p, "comm_ms": int(c)}, ignore_comm=broken).efficiency_pct for c in comm]
         r = cluster_scale(**p, ignore_comm=broken)
         _show(curve, marker, comm, eff, p["comm_ms"], r.efficiency_pct, broken)
-        sat = " (saturated)" if r.achieved_tflops == U16_MAX else ""
+        sat = _mark(r, "achieved_tflops")
         status.set_text(f"{p['compute_ms']} ms compute: {r.efficiency_pct}%, {r.achieved_tflops:,} TFLOPS{sat}")
 
     return update
@@ -117,9 +126,9 @@ def view_collective_cost(ax: Axes) -> Updater:
     ticks = [ax.text(-0.015, f, "", transform=ax.get_yaxis_transform(), ha="right", va="center", fontsize=10,
                      animated=True) for f in fractions]
     (ring,) = ax.plot([], [], lw=2, color=CORRECT_COLOUR, drawstyle="steps-post", animated=True,
-                      label="ring: 2(N-1)/N of the gradient")
+                      label="correct build: 2(N-1)/N of the gradient")
     (flat,) = ax.plot([], [], lw=2, color=BROKEN_COLOUR, drawstyle="steps-post", animated=True,
-                      label="flat: the gradient once")
+                      label=f"{BROKEN_BUILD}: the gradient once")
     budget = _limit(ax, 100, "", animated=True)
     ax.plot([], [], color=LIMIT_COLOUR, ls=":", label="budget")
     (marker,) = ax.plot([], [], "o", ms=8, mec="black", animated=True)
@@ -142,7 +151,7 @@ def view_collective_cost(ax: Axes) -> Updater:
         marker.set_data([max(p["nodes"], 1)], [r.collective_ms / top])
         marker.set_color(_colour(broken))
         budget.set_ydata([p["budget_ms"] / top] * 2)
-        sat = " (saturated)" if U16_MAX in (r.collective_ms, r.moved_gb) else ""
+        sat = _mark(r, "moved_gb", "collective_ms")
         status.set_text(f"{p['nodes']} ranks move {r.moved_gb:,} GB: {r.collective_ms:,} ms "
                         f"({'within' if r.within_budget else 'over'} budget){sat}")
 
@@ -190,9 +199,10 @@ def view_checkpoint_cost(ax: Axes) -> Updater:
         over = [checkpoint_cost(**{**p, "interval_s": int(t)}, ignore_checkpoint=broken).overhead_pct
                 for t in intervals]
         r = checkpoint_cost(**p, ignore_checkpoint=broken)
+        sat = _mark(r, "write_s", "overhead_pct")
         _show(curve, marker, intervals, over, max(p["interval_s"], 10), r.overhead_pct, broken,
-              flagged=r.overhead_pct > 100)
-        status.set_text(f"write {r.write_s:,} s every {p['interval_s']:,} s: {r.overhead_pct:,}% overhead")
+              flagged=r.overhead_pct > 100 or bool(sat))
+        status.set_text(f"write {r.write_s:,} s every {p['interval_s']:,} s: {r.overhead_pct:,}% overhead{sat}")
 
     return update
 
@@ -210,9 +220,10 @@ def view_failure_recovery(ax: Axes) -> Updater:
         lost = [failure_recovery(**{**p, "nodes": int(n)}, ignore_failures=broken).lost_min_per_day
                 for n in nodes]
         r = failure_recovery(**p, ignore_failures=broken)
+        sat = _mark(r, "lost_min_per_day")
         _show(curve, marker, nodes, lost, max(p["nodes"], 1), r.lost_min_per_day, broken,
-              flagged=r.lost_min_per_day > 1440)
-        more = " (more than a day has)" if r.lost_min_per_day > 1440 else ""
+              flagged=r.lost_min_per_day > 1440 or bool(sat))
+        more = " (more than a day has)" if r.lost_min_per_day > 1440 else sat
         status.set_text(f"MTBF {r.cluster_mtbf_h:,} h, {r.failures_per_day:,} a day, "
                         f"{r.lost_min_per_day:,} min lost{more}")
 
@@ -241,7 +252,7 @@ def view_straggler_step(ax: Axes) -> Updater:
             bar.set_x(w * unit)
             bar.set_width(waited * unit)
         step.set_xdata([r.step_ms * unit] * 2)
-        status.set_text(f"step {r.step_ms} ms, waste {r.waste_pct}%")
+        status.set_text(f"step {r.step_ms} ms, waste {r.waste_pct:,}%{_mark(r, 'waste_pct')}")
 
     return update
 
@@ -272,16 +283,16 @@ def view_activation_memory(ax: Axes) -> Updater:
         r = activation_memory(**p, ignore_activations=broken)
         marker.set_data([p["batch"]], [max(r.act_mb, 10)])
         marker.set_color(_colour(broken))
-        marker.set_markeredgecolor(FLAG_COLOUR if r.act_mb == U16_MAX else "black")
+        sat = _mark(r, "act_mb")
+        marker.set_markeredgecolor(FLAG_COLOUR if sat else "black")
         hbm.set_ydata([max(p["hbm_mb"], 10)] * 2)
-        sat = " (saturated)" if r.act_mb == U16_MAX else ""
         status.set_text(f"{r.act_mb:,} MB{sat} of {p['hbm_mb']:,}: {'fits' if r.fits else 'does not fit'}")
 
     return update
 
 
 def view_fabric_bisection(ax: Axes) -> Updater:
-    ax.set(ylabel="across the cut (Gb/s, log)", yscale="log", ylim=(10, 1e5),
+    ax.set(ylabel="across the cut (Gbps, log)", yscale="log", ylim=(10, 1e5),
            title="Full bisection against what the cut carries")
     bars = ax.bar(["full bisection", "what the cut carries"], [10, 10], bottom=1, color=["#999999", CORRECT_COLOUR],
                   animated=True)
@@ -296,8 +307,8 @@ def view_fabric_bisection(ax: Axes) -> Updater:
         bars[1].set_height(max(r.real_bisection_gbps, 1))
         bars[1].set_color(_colour(broken))
         demand.set_ydata([max(p["demand_gbps"], 10)] * 2)
-        sat = " (saturated)" if U16_MAX in (r.real_bisection_gbps, r.full_bisection_gbps) else ""
-        status.set_text(f"{p['oversub_x']}:1 carries {r.real_bisection_gbps:,} Gb/s{sat}: "
+        sat = _mark(r, "real_bisection_gbps", "full_bisection_gbps")
+        status.set_text(f"{p['oversub_x']}:1 carries {r.real_bisection_gbps:,} Gbps{sat}: "
                         f"{'sufficient' if r.sufficient else 'short'}")
 
     return update
@@ -316,9 +327,8 @@ def view_cluster_economics(ax: Axes) -> Updater:
         cost = [cluster_economics(**{**p, "efficiency_pct": int(e)}, ignore_efficiency=broken).cost_per_useful
                 for e in effs]
         r = cluster_economics(**p, ignore_efficiency=broken)
-        _show(curve, marker, effs, cost, p["efficiency_pct"], r.cost_per_useful, broken,
-              flagged=U16_MAX in (r.cost_per_useful, r.useful_tflops, r.total_cost))
-        sat = " (saturated)" if U16_MAX in (r.cost_per_useful, r.useful_tflops, r.total_cost) else ""
+        sat = _mark(r, "cost_per_useful", "useful_tflops", "total_cost")
+        _show(curve, marker, effs, cost, p["efficiency_pct"], r.cost_per_useful, broken, flagged=bool(sat))
         status.set_text(f"{r.useful_tflops:,} useful TFLOPS at {r.cost_per_useful:,} per 1,000{sat}")
 
     return update
