@@ -26,7 +26,7 @@ MESSAGES = [
      dict(rate=f"{N} [0, 1]", from_gpus=f"{W} 1..inf GPUs", to_gpus=f"{W} 1..inf GPUs")),
     (gpu_fault_probability, dict(node_rate=0.1), dict(node_rate=f"{N} [0, 1]", gpus_per_node=f"{W} 1..inf GPUs")),
     (waste_bound, dict(tp=32, gpus_per_node=4, node_rate=0.1, hops=2),
-     dict(tp=f"{W} 1..inf GPUs", gpus_per_node=f"{W} 1..inf GPUs", node_rate=f"{N} [0, 1]", hops=f"{W} 1..inf")),
+     dict(tp=f"{W} 1..inf GPUs", gpus_per_node=f"{W} 1..inf GPUs", node_rate=f"{N} [0, 1]", hops=f"{W} 1..4")),
     (tor_wiring, dict(tors=4, nodes_per_tor=4, group_nodes=4),
      dict(tors=f"{W} 1..inf", nodes_per_tor=f"{W} 1..inf", group_nodes=f"{W} 1..inf",
           wiring="one of ['in-order', 'sub-line']")),
@@ -34,7 +34,7 @@ MESSAGES = [
      dict(gpus_per_node=f"{W} 1..inf GPUs", nodes_per_tor=f"{W} 1..inf")),
     (db_to_fraction, dict(loss_db=3.0), dict(loss_db=f"{N} [0, inf) dB")),
     (link_budget, {}, dict(loss_db=f"{N} [0, inf) dB", module_w=f"{N} (0, inf) W", switch_w=f"{N} [0, 12] W",
-                           rate_gbps=f"{N} (0, inf) Gb/s", switch_s=f"{N} (0, inf) s",
+                           rate_gbps=f"{N} (0, inf) Gbps", switch_s=f"{N} (0, inf) s",
                            reference_s=f"{N} (0, inf) s")),
     (synthetic_fault_trace, {}, dict(mean_pct=f"{N} (0, 100] %", median_pct=f"{N} (0, 2.33) %",
                                      p99_pct=f"{N} (1.67, 100) %", days=f"{W} 1..inf days",
@@ -42,10 +42,10 @@ MESSAGES = [
     (draw_failures, dict(node_rate=0.1, nodes=10, draws=1),
      dict(node_rate=f"{N} [0, 1]", nodes=f"{W} 0..inf", draws=f"{W} 1..inf")),
     (ring_draws, dict(failed=ROW, gpus_per_node=4, tp=16, hops=2),
-     dict(gpus_per_node=f"{W} 1..inf GPUs", tp=f"{W} 1..inf GPUs", hops=f"{W} 1..inf",
+     dict(gpus_per_node=f"{W} 1..inf GPUs", tp=f"{W} 1..inf GPUs", hops=f"{W} 1..4",
           switch_gpus=f"{W} 1..inf GPUs")),
     (ring_builder, dict(draws=1), dict(node_rate_8gpu=f"{N} [0, 1]", gpus_per_node=f"{W} 1..inf GPUs",
-                                       tp=f"{W} 1..inf GPUs", hops=f"{W} 1..inf", gpus=f"{W} 0..inf GPUs",
+                                       tp=f"{W} 1..inf GPUs", hops=f"{W} 1..4", gpus=f"{W} 0..inf GPUs",
                                        draws=f"{W} 1..inf", switch_gpus=f"{W} 1..inf GPUs")),
     (ring_layout, dict(failed_row=ROW[0], group_nodes=4, hops=2),
      dict(group_nodes=f"{W} 1..inf", hops=f"{W} 1..inf")),
@@ -152,7 +152,8 @@ def test_synthetic_trace_remembers_for_weeks():
 # -- ring_builder ----------------------------------------------------------------------------------
 
 def _layout_reference(row, g, k):
-    """ring_layout node by node: runs of k or more failed nodes cut; each piece is grouped g at a time."""
+    """ring_layout node by node: runs of k or more failed nodes with a healthy node on each side cut;
+    each piece is grouped g at a time."""
     n = len(row)
     cutting = [False] * n
     i = 0
@@ -160,7 +161,7 @@ def _layout_reference(row, g, k):
         j = i
         while j < n and row[j]:
             j += 1
-        if j - i >= k:
+        if j - i >= k and i > 0 and j < n:
             cutting[i:j] = [True] * (j - i)
         i = max(j, i + 1)
     role, group, piece = [0] * n, [-1] * n, [-1] * n
@@ -197,9 +198,11 @@ def test_ring_layout_equals_a_loop_over_the_line(seed):
 
 
 def test_ring_layout_edge_rows():
-    lay = ring_layout(np.array([1, 1, 0, 0, 0, 1, 1], bool), 2, 2)  # cuts at both ends
-    assert lay.role.tolist() == [3, 3, 0, 0, 1, 3, 3] and lay.piece.tolist() == [-1, -1, 1, 1, 1, -1, -1]
+    lay = ring_layout(np.array([1, 1, 0, 0, 0, 1, 1], bool), 2, 2)  # long runs at both ends cut nothing
+    assert lay.role.tolist() == [2, 2, 0, 0, 1, 2, 2] and lay.piece.tolist() == [-1, -1, 0, 0, 0, -1, -1]
     assert lay.group.tolist() == [-1, -1, 0, 0, -1, -1, -1] and lay.groups == 1
+    inner = ring_layout(np.array([0, 1, 1, 0, 0, 0, 1, 1], bool), 2, 2)  # one run inside cuts, one at the end not
+    assert inner.role.tolist() == [1, 3, 3, 0, 0, 1, 2, 2] and inner.piece.tolist() == [0, -1, -1, 1, 1, 1, -1, -1]
     healthy = ring_layout(np.zeros(5, bool), 5, 1)
     assert healthy.role.tolist() == [0] * 5 and healthy.groups == 1 and healthy.piece.tolist() == [0] * 5
     dead = ring_layout(np.ones(3, bool), 1, 4)  # a run shorter than K is bypassed, never cuts
@@ -297,7 +300,7 @@ def test_a_line_of_one_node():
     # each draw is one node; with TP-8 (two nodes) no ring ever closes: a healthy node is idle
     d = ring_draws(np.array([[1], [0], [1]], bool), 4, 8, 1, switch_gpus=4)
     assert d.static_waste_gpus.tolist() == [0, 4, 0] and d.switch_waste_gpus.tolist() == [0, 4, 0]
-    assert d.ring_waste_gpus.tolist() == [0, 4, 0] and d.cuts.tolist() == [1, 0, 1]
+    assert d.ring_waste_gpus.tolist() == [0, 4, 0] and d.cuts.tolist() == [0, 0, 0]  # nothing on either side
     d = ring_draws(np.array([[0], [1], [0]], bool), 4, 4, 1, switch_gpus=4)
     assert d.static_waste_gpus.tolist() == [0, 0, 0] and d.switch_waste_gpus.tolist() == [0, 0, 0]
     assert d.faulty_nodes.tolist() == [0, 1, 0]

@@ -102,6 +102,30 @@ def test_bound_degenerate():
     assert waste_bound(32, 4, 1.0, 3).bound == 56  # a bound above 1 says nothing
 
 
+def test_corrected_worst_case():
+    """Each cut counted once, charged N_t GPUs: (N_t / R)(1 - P_s) P_s^K; 0.14% at p99, R = 8, K = 3."""
+    b = waste_bound(32, 8, 0.0722, 3)
+    assert b.worst_case == pytest.approx(4 * (1 - 0.0722) * 0.0722 ** 3, rel=1e-12)
+    assert round(100 * b.worst_case, 2) == 0.14 and b.bound / b.worst_case == pytest.approx(48 / 4 / 0.9278)
+    assert waste_bound(32, 4, 0.0, 3).worst_case == 0 and waste_bound(32, 4, 1.0, 3).worst_case == 0
+    assert waste_bound(4, 4, 0.5, 1).worst_case == 0  # one-node groups: every remainder is zero
+
+
+def test_the_two_readings_of_the_node_rate():
+    """Independent GPU faults: a 4-GPU node fails 3.68% of the time at p99; host-level faults: 7.22%.
+    The R = 4, K = 3 bound goes from 0.28% to about 2.1%."""
+    independent = waste_bound(32, 4, convert_node_rate(0.0722, 8, 4), 3).bound
+    host_level = waste_bound(32, 4, 0.0722, 3).bound
+    assert round(100 * independent, 2) == 0.28 and round(100 * host_level, 1) == 2.1
+
+
+@pytest.mark.parametrize("r, k", [(4, 5), (8, 9), (1, 2)])
+def test_hops_are_at_most_the_gpus_per_node(r, k):
+    with pytest.raises(ValueError, match=f"hops must be a whole number in 1..{r}, got {k}"):
+        waste_bound(32 if r > 1 else 4, r, 0.1, k)
+    assert waste_bound(32 if r > 1 else 4, r, 0.1, r).hops == r  # K = R: allowed
+
+
 @pytest.mark.parametrize("args, name", [((32, 4, 0.1, 0), "hops"), ((30, 4, 0.1, 2), "tp must be a multiple"),
                                         ((32, 4, 1.2, 2), "node_rate"), ((32, 4, -0.2, 2), "node_rate"),
                                         ((0, 4, 0.1, 2), "tp"), ((32, 0, 0.1, 2), "gpus_per_node")])
@@ -129,6 +153,17 @@ def test_tor_wiring_equals_chapter_3_placement(tors, r, g):
         b = tor_wiring(tors, r, g, "sub-line")
         ch3 = placement(g, 1, groups, r, order="dp,tp,pp", packing="ranks")
         assert (b.tp_groups_across_tors, b.dp_groups_across_tors) == (ch3.tp_groups_split, ch3.dp_groups_crossing)
+
+
+@pytest.mark.parametrize("g, dp_across, tors_per_dp_group", [(2, 2, 2), (4, 0, 1), (8, 0, 1), (1, 1, 4)])
+def test_sub_line_dp_peers_share_a_tor_only_for_whole_rows(g, dp_across, tors_per_dp_group):
+    """Four ToRs of four nodes: DP peers share a ToR only when a TP group spans whole rows (g = 4, 8);
+    a half-row group (g = 2) spreads each DP group over two ToRs."""
+    w = tor_wiring(4, 4, g, "sub-line")
+    assert w.dp_groups_across_tors == dp_across
+    line = [(p % 4) * 4 + p // 4 for p in range(16)]
+    spans = {len({line[j + i * g] // 4 for i in range(16 // g)}) for j in range(g)}
+    assert spans == {tors_per_dp_group}
 
 
 def test_tor_wiring_one_tor_and_rejects():

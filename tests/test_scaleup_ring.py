@@ -1,18 +1,23 @@
-"""The ring builder (chapter 5): the vectorised model against a plain Python loop, draw for draw.
+"""The ring builder (chapter 5): the vectorised model against a plain Python loop, draw for draw,
+and its exact expectation against every fault pattern of short lines and against a long Monte Carlo.
 
 ``reference_ring_draws`` is the straightforward implementation: walk every draw
 node by node, keep the current piece's healthy count and the current run of
-failed nodes, close a piece when a run reaches ``hops``. It is the
-specification the vectorised ``ring_draws`` must equal exactly on fixed seeds;
-``tools/bench_widgets.py`` times both to report the speed-up.
+failed nodes, close a piece when a run reaches ``hops``, and count the run as a
+cut once a healthy node ends it (a run at either end of the line cuts nothing).
+It is the specification the vectorised ``ring_draws`` must equal exactly on
+fixed seeds; ``tools/bench_widgets.py`` times both to report the speed-up.
 """
 from __future__ import annotations
+
+import itertools
+import math
 
 import numpy as np
 import pytest
 
 from clustermath.scaleup.ring_builder import (
-    DEFAULT_DRAWS, DEFAULT_GPUS, draw_failures, ring_builder, ring_draws, ring_layout,
+    DEFAULT_DRAWS, DEFAULT_GPUS, draw_failures, ring_builder, ring_draws, ring_expectation, ring_layout,
 )
 from clustermath.scaleup.domains import convert_node_rate, waste_bound
 
@@ -25,16 +30,17 @@ def reference_ring_draws(failed, gpus_per_node, tp, hops, switch_gpus=72):
         n = len(row)
         faulty = sum(row)
         cuts, ring_waste = 0, 0
-        piece, run = 0, 0
+        piece, run, seen_healthy = 0, 0, False
         for dead in row:
             if dead:
                 run += 1
-                if run == hops:  # this run now cuts the line: close the piece before it
-                    cuts += 1
+                if run == hops:  # this run now splits the line: close the piece before it
                     ring_waste += (piece % g) * r
                     piece = 0
             else:
-                run = 0
+                if run >= hops and seen_healthy:  # a healthy node on each side: a real cut
+                    cuts += 1
+                run, seen_healthy = 0, True
                 piece += 1
         ring_waste += (piece % g) * r
         static_waste = 0
@@ -88,7 +94,7 @@ def test_cut_waste_is_never_negative_and_under_the_bound_at_the_p99_rate():
             m = ring_builder(0.0722, r, 32, k)
             d = m.draws_detail
             assert (d.ring_waste_gpus >= d.line_remainder_gpus).all()
-            assert 0 <= m.cut_waste <= m.bound
+            assert 0 <= m.cut_waste <= m.bound and 0 <= m.exact.cut_waste <= m.worst_case
 
 
 def test_hand_made_line():
@@ -127,7 +133,119 @@ def test_no_faults_leave_only_the_line_remainder():
 def test_everything_failed():
     m = ring_builder(1.0, 8, 32, 2)
     assert m.faulty_nodes == 360 and m.usable_gpus == 0 and m.ring_waste == 0
-    assert m.switch_waste == 0 and m.static_waste == 0 and m.ring_cuts == 1
+    assert m.switch_waste == 0 and m.static_waste == 0 and m.ring_cuts == 0  # nothing left to cut
+    e = m.exact
+    assert (e.faulty_nodes, e.ring_cuts, e.ring_waste, e.static_waste, e.switch_waste, e.usable_gpus) == (
+        360, 0, 0, 0, 0, 0)
+
+
+@pytest.mark.parametrize("row, cuts", [
+    ([1, 1, 0, 0, 0, 0], 0), ([0, 0, 0, 0, 1, 1], 0), ([1, 1, 1, 1, 1, 1], 0), ([0, 1, 1, 0, 0, 0], 1),
+    ([1, 1, 0, 1, 1, 0, 1, 1], 1), ([0, 0, 1, 1, 1, 0], 1),
+])
+def test_runs_at_the_line_ends_cut_nothing(row, cuts):
+    """K = 2: a run of two or more counts as a cut only with a healthy node on each side."""
+    failed = np.array([row], bool)
+    d = ring_draws(failed, 4, 8, 2, switch_gpus=8 if len(row) % 2 == 0 else 4)
+    assert d.cuts.tolist() == [cuts] == [reference_ring_draws(failed, 4, 8, 2, 8)[0][1]]
+    lay = ring_layout(failed[0], 2, 2)
+    assert int(((lay.role == 3) & np.r_[True, lay.role[:-1] != 3]).sum()) == cuts  # runs drawn as cutting
+    assert lay.role[0] != 3 and lay.role[-1] != 3
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    (dict(gpus_per_node=4, hops=5), "hops must be a whole number in 1..4"),
+    (dict(gpus_per_node=8, hops=9), "hops must be a whole number in 1..8"),
+])
+def test_hops_never_exceed_the_gpus_per_node(kwargs, name):
+    """The source allows K <= R: a node's R bundles have two outside fibres each."""
+    with pytest.raises(ValueError, match=name):
+        ring_builder(0.0233, tp=32, **kwargs)
+    with pytest.raises(ValueError, match=name):
+        ring_expectation(0.0233, tp=32, **kwargs)
+    assert ring_builder(0.0233, 4, 32, 4, draws=2).exact.ring_cuts >= 0  # K = R is allowed
+
+
+# -- the exact expectation ----------------------------------------------------------------------
+
+def _every_pattern(n, p, r, tp, k, switch_gpus):
+    """Expected per-draw counts over all 2^n fault patterns, weighted by their probability."""
+    rows = np.array(list(itertools.product((False, True), repeat=n)), bool)
+    weight = np.array([p ** f * (1 - p) ** (n - f) for f in rows.sum(axis=1)])
+    out = np.array(reference_ring_draws(rows, r, tp, k, switch_gpus), float)
+    g = tp // r
+    remainder = ((n - rows.sum(axis=1)) % g) * r
+    return weight @ out, float(weight @ remainder)
+
+
+def test_exact_expectation_by_hand():
+    """Three 1-GPU nodes, TP-2, K = 1, P_s = 1/2: the eight patterns give ring waste
+    q^3 + 2pq^2 + 3p^2q = 6/8 node, line remainder q^3 + 3p^2q = 4/8, one cut (pattern 010) with p q^2."""
+    e = ring_expectation(0.5, 1, 2, 1, gpus=3, switch_gpus=3)
+    assert e.ring_waste == pytest.approx(0.75 / 3, abs=1e-15)
+    assert e.line_remainder == pytest.approx(0.5 / 3, abs=1e-15)
+    assert e.cut_waste == pytest.approx(0.25 / 3, abs=1e-15)
+    assert e.ring_cuts == pytest.approx(0.125, abs=1e-15) and e.faulty_nodes == 1.5
+    assert e.cut_waste_worst == pytest.approx(2 * 0.125 / 3, abs=1e-15)  # one cut adds N_t = 2 GPUs here
+
+
+@pytest.mark.parametrize("n, p, r, tp, k, s", [
+    (10, 0.3, 4, 16, 2, 8), (11, 0.15, 2, 6, 1, 2), (12, 0.5, 4, 12, 3, 16), (9, 0.05, 8, 24, 4, 24),
+    (12, 0.7, 1, 5, 1, 4), (8, 0.0, 4, 8, 2, 8), (8, 1.0, 4, 8, 2, 8), (1, 0.4, 4, 4, 1, 4),
+])
+def test_exact_expectation_equals_every_pattern_weighted(n, p, r, tp, k, s):
+    (faulty, cuts, ring, static, switch), remainder = _every_pattern(n, p, r, tp, k, s)
+    e = ring_expectation(p, r, tp, k, gpus=n * r, switch_gpus=s)
+    total = n * r
+    assert e.faulty_nodes == pytest.approx(faulty, abs=1e-12)
+    assert e.ring_cuts == pytest.approx(cuts, abs=1e-12)
+    assert e.ring_waste == pytest.approx(ring / total, abs=1e-12)
+    assert e.line_remainder == pytest.approx(remainder / total, abs=1e-12)
+    assert e.static_waste == pytest.approx(static / total, abs=1e-12)
+    assert e.switch_waste == pytest.approx(switch / total, abs=1e-12)
+    assert e.usable_gpus == pytest.approx(total - r * faulty - ring, abs=1e-9)
+
+
+def test_one_cut_adds_nothing_or_one_whole_group():
+    """On every draw the cuts add a whole number of TP groups, never more than one per cut."""
+    for r, k in ((4, 1), (8, 2), (4, 2)):
+        m = ring_builder(0.0722, r, 32, k, draws=100, seed=3)
+        added = m.draws_detail.ring_waste_gpus - m.draws_detail.line_remainder_gpus
+        assert (added % 32 == 0).all() and (added <= 32 * m.draws_detail.cuts).all() and (added >= 0).all()
+
+
+@pytest.mark.parametrize("p8, r, tp, k", [(0.0722, 8, 32, 2), (0.0722, 4, 32, 2), (0.0233, 4, 64, 1),
+                                          (0.0722, 8, 64, 3)])
+def test_exact_expectation_against_a_long_monte_carlo(p8, r, tp, k):
+    """4,000 seeded draws: every exact value lies within five standard errors of the simulated mean."""
+    m = ring_builder(p8, r, tp, k, draws=4_000, seed=21)
+    for name in ("faulty_nodes", "ring_cuts", "ring_waste", "cut_waste", "static_waste", "switch_waste",
+                 "usable_gpus"):
+        margin = 5 * m.ci95(name) / 1.96 + 1e-12
+        assert abs(getattr(m, name) - getattr(m.exact, name)) <= margin, name
+
+
+def test_the_papers_bound_sits_far_above_the_exact_cut_waste():
+    """The chapter's numbers: at the p99 rate and TP-32 the bound is about 17 (R = 4) and 35 (R = 8) times
+    the exact waste from cuts; the corrected worst case lies between them."""
+    for r, ratio in ((4, 17), (8, 35)):
+        for k in (2, 3, 4):
+            m = ring_builder(0.0722, r, 32, k, draws=2)
+            e = m.exact
+            assert e.cut_waste < e.cut_waste_worst <= m.worst_case < m.bound
+            assert m.bound / e.cut_waste == pytest.approx(ratio, rel=0.04)
+    e = ring_builder(0.0722, 8, 32, 3, draws=2).exact
+    assert round(100 * e.cut_waste, 3) == 0.052 and round(100 * waste_bound(32, 8, 0.0722, 3).worst_case, 2) == 0.14
+
+
+def test_confidence_interval():
+    m = ring_builder(0.0722, 8, 32, 2)
+    x = m.draws_detail.ring_waste_gpus / 2_880
+    assert m.ci95("ring_waste") == pytest.approx(1.96 * x.std(ddof=1) / math.sqrt(200), rel=1e-12)
+    assert ring_builder(0.0, 4, 32, 3).ci95("ring_waste") == 0.0
+    assert ring_builder(0.1, 4, 32, 3, draws=1).ci95("ring_cuts") == 0.0
+    with pytest.raises(ValueError, match="name must be one of"):
+        m.ci95("bound")
 
 
 def test_k1_has_no_backups_and_more_hops_never_hurt():

@@ -8,10 +8,11 @@ import pytest
 
 pytest.importorskip("ipywidgets")
 
-from clustermath.scaleup.ring_builder import ring_builder  # noqa: E402
+from clustermath.scaleup.ring_builder import draw_failures, ring_builder, ring_layout  # noqa: E402
 from clustermath.scaleup.domains import synthetic_fault_trace  # noqa: E402
 from clustermath.views.scaleup import (  # noqa: E402
-    PRESETS, figure_fault_trace, figure_fragmentation, figure_k_hop_ring, figure_tor_wiring, ring_explorer,
+    PRESETS, WINDOW, _window, _window_geometry, figure_fault_trace, figure_fragmentation, figure_k_hop_ring,
+    figure_tor_wiring, ring_explorer,
 )
 
 
@@ -54,3 +55,42 @@ def test_figures_draw():
     ax = figure_k_hop_ring().axes[0]
     assert any("TP group 1: N1 N2 N3 N5" in t.get_text() for t in ax.texts)
     assert np.isfinite(synthetic_fault_trace().faulty_pct).all()
+
+
+def _loop_x(geo):
+    return sorted(round(float(loop[:, 0].mean())) for loop in geo["loops"])
+
+
+def test_no_loopback_where_a_group_crosses_the_window_edge():
+    """A group cut by the window's edge runs to the edge; loopbacks sit only at a group's real ends."""
+    group = np.repeat(np.arange(10), 8)  # 80 healthy nodes, groups of 8
+    role = np.zeros(80, np.int8)
+    geo = _window_geometry(group, role, 4, width=WINDOW)  # nodes 4..35: groups 0 and 4 are cut by the edges
+    ends = [x - 4 for x in range(80) if x % 8 in (0, 7) and 4 <= x < 36]
+    assert _loop_x(geo) == ends and 0 not in _loop_x(geo) and WINDOW - 1 not in _loop_x(geo)
+    edges = [seg for seg in geo["straight"] if seg[0][0] == -0.5 or seg[1][0] == WINDOW - 0.5]
+    assert len(edges) == 2
+    whole = _window_geometry(group[:32], role[:32], 0)  # the window is the whole line: every end loops
+    assert _loop_x(whole) == [0, 7, 8, 15, 16, 23, 24, 31]
+
+
+@pytest.mark.parametrize("p8, r, tp, k", [(2.33, 4, 32, 3), (7.22, 8, 32, 1), (7.22, 4, 64, 2), (15.0, 8, 48, 1)])
+def test_the_explorers_window_draws_a_loopback_only_at_true_group_ends(p8, r, tp, k):
+    m = ring_builder(p8 / 100, r, tp, k)
+    failed = draw_failures(m.node_rate, 2_880 // r, 1, 0)[0]
+    lay = ring_layout(failed, tp // r, k)
+    w0 = _window(failed)
+    geo = _window_geometry(lay.group, lay.role, w0)
+    true_ends = {i - w0 for g in range(lay.groups) for i in (np.flatnonzero(lay.group == g)[[0, -1]])
+                 if w0 <= i < w0 + WINDOW}
+    assert set(_loop_x(geo)) == true_ends
+
+
+def test_table_shows_interval_and_exact_value():
+    x = ring_explorer()
+    head = [c for c in x.table.value.split("</th>") if "scope='col'" in c]
+    assert len(head) == 3 and "exact expectation" in x.table.value and "± 95% interval" in x.table.value
+    text = x.report()
+    m = ring_builder(0.0233, 4, 32, 3)
+    assert f"{m.ring_waste:.3%} ± {m.ci95('ring_waste'):.3%}" in text and f"{m.exact.ring_waste:.3%}" in text
+    assert "corrected worst case" in text and f"{m.worst_case:.3%}" in text

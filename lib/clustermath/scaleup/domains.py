@@ -1,7 +1,7 @@
 """Scale-up domains under faults: fragmentation, fault rates, the K-hop ring's waste bound, the link budget.
 
 A scale-up domain (a *high-bandwidth domain*, HBD: an NVLink fabric, a ring of
-optical links) is the set of GPUs that reach each other at terabits per second.
+optical links) is a set of GPUs joined by links of several Tbps each.
 A tensor-parallel (TP) group of ``T`` GPUs must sit inside one. This module
 holds the small closed-form models of chapter 5:
 
@@ -11,7 +11,9 @@ holds the small closed-form models of chapter 5:
   into a per-GPU probability and into the rate of a node of another size,
   assuming independent GPU faults;
 * ``waste_bound``: the InfiniteHBD paper's bound on the K-hop ring's extra
-  waste, ``E_WR <= 2 (N_t - R) P_s^K``;
+  waste, ``E_WR <= 2 (N_t - R) P_s^K``, beside the book's corrected worst case
+  ``(N_t / R) (1 - P_s) P_s^K`` (the exact expectation is
+  ``ring_builder.ring_expectation``);
 * ``tor_wiring``: which traffic leaves a ToR when the ring links nodes in
   deployment order or along parallel sub-lines (reusing chapter 3's
   ``placement`` for the counting);
@@ -141,11 +143,16 @@ class WasteBound:
     node_rate: float
     """P_s, the probability that a node is faulty."""
     cut_rate: float
-    """Expected cuts seen by one middle node, 2 P_s^K."""
+    """The paper's 2 P_s^K: the chance that a middle node begins or ends a run of K failed nodes.
+    Every run has two ends, so this counts each cut twice."""
     gpus_lost_per_cut: int
-    """The most a cut inside a TP group can waste, R (N_t - R) GPUs."""
+    """The paper's charge per cut, R (N_t - R) GPUs. A real cut adds either 0 or N_t idle GPUs."""
     bound: float
     """E_WR <= 2 (N_t - R) P_s^K, as a share of all GPUs (may exceed 1 for large P_s)."""
+    worst_case: float
+    """The book's corrected worst case, (N_t / R) (1 - P_s) P_s^K: each cut counted once and charged
+    N_t GPUs, the most one cut can add (0 when a group is one node). Still an upper bound on the
+    expected cut waste."""
 
 
 def _tp_and_node(tp: int, gpus_per_node: int) -> tuple[int, int]:
@@ -158,29 +165,39 @@ def _tp_and_node(tp: int, gpus_per_node: int) -> tuple[int, int]:
 
 
 def waste_bound(tp: int, gpus_per_node: int, node_rate: float, hops: int) -> WasteBound:
-    """The paper's bound on the K-hop ring's expected waste ratio::
+    """The paper's bound on the K-hop ring's expected waste from cuts, and a corrected worst case::
 
-        E_WR <= 2 (N_t - R) P_s^K                    [share of all GPUs]
+        bound      = 2 (N_t - R) P_s^K                    [share of all GPUs]
+        worst_case = (N_t / R) (1 - P_s) P_s^K             [share of all GPUs]
 
-    A run of ``K`` or more failed nodes cuts the ring; a middle node starts or
-    ends such a run with probability about ``2 P_s^K``; a cut inside a TP group
-    of ``N_t`` GPUs wastes at most ``R (N_t - R)`` GPUs, which spread over the
-    node's ``R`` GPUs gives ``N_t - R`` per GPU. Each extra hop multiplies the
-    bound by ``P_s``. The value is a bound, not a probability, and can exceed 1
-    when ``P_s`` is large (then it says nothing).
+    A run of ``K`` or more failed nodes with a healthy node on each side cuts
+    the line. The paper's argument: a middle node begins or ends such a run
+    with probability about ``2 P_s^K``, and a cut wastes at most ``R (N_t - R)``
+    GPUs, which spread over the node's ``R`` GPUs gives ``N_t - R`` each. Both
+    steps are loose. The ``2`` counts each run at both of its ends, and a cut
+    that splits a piece of ``h`` healthy nodes into ``a + b`` changes the idle
+    remainder from ``h mod g`` to ``a mod g + b mod g`` (``g = N_t / R``), which
+    is the same or exactly ``g`` nodes, ``N_t`` GPUs, more. A run starts after a
+    healthy node with probability ``(1 - P_s) P_s^K``, so charging each cut
+    ``N_t`` GPUs gives ``worst_case``, about ``2 R (N_t - R) / N_t`` times below
+    the paper's bound (12 at R = 8 and TP-32, 7 at R = 4) and still above the exact
+    expectation. Each extra hop multiplies both by ``P_s``. The bound is not a
+    probability and can exceed 1 when ``P_s`` is large (then it says nothing).
 
-    Raises ``ValueError`` naming the argument for ``hops < 1``, ``tp`` not a
-    positive multiple of ``gpus_per_node``, or ``node_rate`` outside [0, 1].
+    Raises ``ValueError`` naming the argument for ``hops`` outside ``1..R`` (the
+    source allows ``K <= R``), ``tp`` not a positive multiple of
+    ``gpus_per_node``, or ``node_rate`` outside [0, 1].
 
     Source: source 004, section 3.2 (the paper's Appendix C and Table 7: at the
     p99 rate and TP-32, 7.54% / 0.28% / 0.01% for R = 4 and K = 2, 3, 4; 25.0% /
-    1.81% / 0.13% for R = 8).
+    1.81% / 0.13% for R = 8). ``worst_case`` is the book's.
     """
     t, r = _tp_and_node(tp, gpus_per_node)
     p = probability("node_rate", node_rate)
-    k = whole("hops", hops, low=1)
+    k = whole("hops", hops, low=1, high=r)
     cut_rate = 2.0 * p ** k
-    return WasteBound(t, r, k, p, cut_rate, r * (t - r), (t - r) * cut_rate)
+    worst = (t // r) * (1.0 - p) * p ** k if t > r else 0.0  # one-node groups leave no remainder
+    return WasteBound(t, r, k, p, cut_rate, r * (t - r), (t - r) * cut_rate, worst)
 
 
 # -- placing TP groups so the datacenter network stays quiet -----------------------------------
@@ -216,9 +233,9 @@ def tor_wiring(tors: int, nodes_per_tor: int, group_nodes: int, wiring: str = "s
     * ``in-order``: ``N1, N2, N3 ...``, so a TP group fills a ToR and the DP
       peers (the same position in every group) sit under different ToRs;
     * ``sub-line``: main links to ``N(n +- r)`` (the same slot under the next
-      ToR), rows joined end to end, so a TP group runs across ToRs and, when a
-      group spans exactly one row (``group_nodes == tors``), its DP peers share
-      a ToR.
+      ToR), rows joined end to end, so a TP group runs across ToRs. Its DP
+      peers share a ToR only when a group spans whole rows (``group_nodes`` a
+      multiple of ``tors``); a group of half a row spreads them over two ToRs.
 
     One "rank" here is one node, and the job uses every node (no failures).
     Where a TP group fits under one ToR (``group_nodes <= nodes_per_tor``) the
@@ -298,12 +315,12 @@ def link_budget(loss_db: float = 3.3, switch_w: float = 3.2, module_w: float = 1
     drawing more than the module, or a non-positive power, rate or time.
 
     Source: source 004, section 5 (3.3 dB -> 0.47, 4.0 dB -> 0.40, 3.2 W of
-    12 W -> 27%, 12 W at 800 Gb/s -> 15 pJ/bit, 1 ms / 80 us -> 12.5x).
+    12 W -> 27%, 12 W at 800 Gbps -> 15 pJ/bit, 1 ms / 80 us -> 12.5x).
     """
     loss = real("loss_db", loss_db, unit="dB")
     module = real("module_w", module_w, low_open=True, unit="W")
     switch = real("switch_w", switch_w, high=module, unit="W")
-    rate = real("rate_gbps", rate_gbps, low_open=True, unit="Gb/s")
+    rate = real("rate_gbps", rate_gbps, low_open=True, unit="Gbps")
     t = real("switch_s", switch_s, low_open=True, unit="s")
     ref = real("reference_s", reference_s, low_open=True, unit="s")
     return LinkBudget(db_to_fraction(loss), switch / module, module / (rate * 1e9) * 1e12, ref / t)

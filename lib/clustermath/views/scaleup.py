@@ -60,12 +60,16 @@ def _loop(x: float, y: float, size: float = 0.28) -> np.ndarray:
     return np.stack([x + size * 0.8 * np.sin(t), y - size - size * 0.9 * np.cos(t)], axis=1)
 
 
-def _line_geometry(role: np.ndarray, group: np.ndarray, y: float = 0.0) -> dict[str, Any]:
+def _line_geometry(role: np.ndarray, group: np.ndarray, y: float = 0.0, *, before: int = -1,
+                   after: int = -1) -> dict[str, Any]:
     """Where to put the nodes and links of a window of one line (x = 0, 1, ...).
 
     Active links join consecutive healthy nodes of the same TP group: straight
     when they are neighbours, an arc (a backup link in use) when failed nodes
-    lie between them. Each group's first and last node gets a loopback.
+    lie between them. Each group's first and last node gets a loopback, except
+    where the group goes on outside the window: ``before`` and ``after`` name
+    the groups that continue past the left and right edges, and their links
+    run to the edge instead (a loopback there would be false).
     """
     straight, arcs, loops = [], [], []
     keep = np.flatnonzero(group >= 0)
@@ -78,8 +82,14 @@ def _line_geometry(role: np.ndarray, group: np.ndarray, y: float = 0.0) -> dict[
             arcs.append(_arc(a, b, y + 0.22, 0.45))
     for g in np.unique(group[keep]):
         members = np.flatnonzero(group == g)
-        loops.append(_loop(members[0], y - 0.22))
-        loops.append(_loop(members[-1], y - 0.22))
+        if g == before:
+            straight.append(((-0.5, y), (members[0], y)))
+        else:
+            loops.append(_loop(members[0], y - 0.22))
+        if g == after:
+            straight.append(((members[-1], y), (role.size - 0.5, y)))
+        else:
+            loops.append(_loop(members[-1], y - 0.22))
     colours = [GROUP_COLOURS[gr % 2] if r == 0 else (IDLE_COLOUR, FAILED_COLOUR, CUT_COLOUR)[r - 1]
                for r, gr in zip(role.tolist(), group.tolist())]
     return {"straight": straight, "arcs": arcs, "loops": loops, "colours": colours}
@@ -97,33 +107,63 @@ def _window(failed: np.ndarray, width: int = WINDOW) -> int:
     return max(0, min(start, failed.size - width))
 
 
+def _window_geometry(group: np.ndarray, role: np.ndarray, w0: int, width: int = WINDOW) -> dict[str, Any]:
+    """``_line_geometry`` of nodes ``w0 .. w0 + width - 1`` of a whole line, knowing which groups
+    continue past the window's edges (they get a link to the edge, not a loopback)."""
+    part = group[w0:w0 + width]
+    left, right = group[:w0], group[w0 + width:]
+    before = int(left[left >= 0][-1]) if (left >= 0).any() else -1
+    after = int(right[right >= 0][0]) if (right >= 0).any() else -1
+    return _line_geometry(role[w0:w0 + width], part, before=before if before in part else -1,
+                          after=after if after in part else -1)
+
+
 # -- the explorer's picture --------------------------------------------------------------------
 
+BAR_NAMES = ("K-hop ring, simulated", "paper's bound (cut waste)", "corrected worst case", "static TP rings",
+             "72-GPU switch domains")
+"""The five bars of the explorer, top to bottom."""
+
+
+def _bar_shares(result: RingBuilder) -> tuple[list[float], list[float]]:
+    """Bar lengths: the ring's remainder part, the cuts' part, bound, worst case, static, switch; and the
+    whole length of each of the five bars (for the off-scale marks)."""
+    rest = result.ring_waste - result.cut_waste
+    parts = [rest, result.cut_waste, result.bound, result.worst_case, result.static_waste, result.switch_waste]
+    return parts, [result.ring_waste, *parts[2:]]
+
+
 def view_ring(ax: Axes) -> Updater:
-    """Top: four waste bars (K-hop ring, the paper's bound, static rings, switch domains) on a fixed
-    0-25% scale. Bottom: 32 nodes of the first draw, from a few nodes before its first failure.
+    """Top: five waste bars on a fixed 0-25% scale: the K-hop ring (its line remainder pale, the cuts'
+    part dark), the paper's bound and the corrected worst case on the cuts' part, static rings and
+    switch domains; simulated bars carry their 95% interval and a tick at the exact expectation.
+    Bottom: 32 nodes of the first draw, from a few nodes before its first failure.
 
     ``update(inputs, result)`` takes the explorer's inputs and the ``RingBuilder`` it computed.
     """
     ax.figure.subplots_adjust(left=0.01, right=0.99, bottom=0.01, top=0.99)
     ax.set_axis_off()
-    ax.set(xlim=(-1.0, WINDOW + 0.2), ylim=(-1.9, 5.4))
-    names = ("K-hop ring", "paper's bound", "static TP rings", "72-GPU switch domains")
-    bar_x0, bar_w = 9.0, 18.0
-    ys = np.array([4.6, 3.9, 3.2, 2.5])
-    for y, name in zip(ys, names):
+    ax.set(xlim=(-1.0, WINDOW + 0.2), ylim=(-1.9, 5.6))
+    bar_x0, bar_w, height = 9.0, 18.0, 0.42
+    ys = np.array([5.15, 4.6, 4.05, 3.5, 2.95])
+    for y, name in zip(ys, BAR_NAMES):
         ax.text(bar_x0 - 0.3, y, name, ha="right", va="center", fontsize=8.5)
     for frac in (0.0, 0.05, 0.10, 0.15, 0.20, 0.25):
         x = bar_x0 + bar_w * frac / BAR_SCALE
-        ax.plot([x, x], [2.15, 4.95], color="#e4e4e4", lw=0.8, zorder=0)
-        ax.text(x, 1.95, f"{frac:.0%}", ha="center", va="top", fontsize=7.5, color="#666666")
-    ax.text(bar_x0 + bar_w + 0.9, 1.95, "healthy GPUs idle,\nshare of all GPUs", ha="left", va="top", fontsize=7.5,
-            color="#666666")
-    bars = PolyCollection([], facecolor=[CORRECT_COLOUR, LIMIT_COLOUR, "#888888", "#b58b00"], edgecolor="none",
-                          animated=True)
-    ax.add_collection(bars)
+        ax.plot([x, x], [2.65, 5.45], color="#e4e4e4", lw=0.8, zorder=0)
+        ax.text(x, 2.5, f"{frac:.0%}", ha="center", va="top", fontsize=7.5, color="#666666")
+    key = ("bars: healthy GPUs left idle, as a share of all GPUs; ring: pale = the line's remainder, "
+           "dark = what the cuts add",
+           "| exact expectation     ⊢⊣ 95% interval of the 200-draw mean     ▶ off the scale")
+    for y, line in zip((1.95, 1.6), key):
+        ax.text(bar_x0 + bar_w / 2, y, line, ha="center", va="center", fontsize=7.5, color="#555555")
+    bars = PolyCollection([], facecolor=["#a9c4e4", CORRECT_COLOUR, LIMIT_COLOUR, "#c77d7d", "#888888", "#b58b00"],
+                          edgecolor="none", animated=True)
+    spread = LineCollection([], colors="black", linewidths=1.0, animated=True)
+    exact = LineCollection([], colors="black", linewidths=2.0, animated=True)
     (clipped,) = ax.plot([], [], ">", ms=7, color="black", animated=True)
-    ax.text(bar_x0 + bar_w + 0.9, 4.6, "▶ = off the scale", fontsize=7.5, va="center", color="#666666")
+    for artist in (bars, spread, exact):
+        ax.add_collection(artist)
 
     ax.plot([-0.5, WINDOW - 0.5], [0, 0], color="#eeeeee", lw=1.0, zorder=0)
     nodes = PolyCollection(_node_boxes(WINDOW), edgecolor="#333333", linewidth=0.6, animated=True)
@@ -132,30 +172,44 @@ def view_ring(ax: Axes) -> Updater:
     loops = LineCollection([], colors=LOOP_COLOUR, linewidths=1.4, animated=True)
     for artist in (straight, arcs, loops, nodes):
         ax.add_collection(artist)
-    ax.text(-0.5, 1.25, f"{WINDOW} nodes of the first draw, from a few nodes before its first failure",
-            ha="left", va="center", fontsize=8.5)
+    ax.text(-0.5, 1.05, f"{WINDOW} nodes of the first draw, from a few nodes before its first failure "
+            "(a link to the edge: the group goes on)", ha="left", va="center", fontsize=8.5)
     ax.legend(handles=[Patch(facecolor=GROUP_COLOURS[0], edgecolor="#333333", label="in a TP group"),
                        Patch(facecolor=IDLE_COLOUR, edgecolor="#333333", label="idle remainder"),
-                       Patch(facecolor=FAILED_COLOUR, edgecolor="#333333", label="failed, bypassed"),
+                       Patch(facecolor=FAILED_COLOUR, edgecolor="#333333", label="failed, skipped"),
                        Patch(facecolor=CUT_COLOUR, edgecolor="#333333", label="failed, cuts the line"),
                        Line2D([], [], color=BACKUP_COLOUR, lw=1.8, label="backup link in use"),
                        Line2D([], [], color=LOOP_COLOUR, lw=1.4, label="loopback")],
               loc="lower center", bbox_to_anchor=(0.5, 0.0), ncol=6, fontsize=7, frameon=False,
               handlelength=1.4, columnspacing=0.9)
 
+    def x_of(share: float) -> float:
+        return bar_x0 + bar_w * min(max(share, 0.0), BAR_SCALE) / BAR_SCALE
+
     def update(p: Inputs, result: RingBuilder | None = None) -> None:
         r = p["gpus_per_node"]
         if result is None:
             result = ring_builder(p["fault_pct"] / 100, r, p["tp"], p["hops"])
-        shares = [result.ring_waste, result.bound, result.static_waste, result.switch_waste]
-        widths = [bar_w * min(s, BAR_SCALE) / BAR_SCALE for s in shares]
-        bars.set_verts(_rects(np.full(4, bar_x0), ys - 0.25, np.array(widths), 0.5))
-        over = np.array(shares) > BAR_SCALE
+        parts, whole = _bar_shares(result)
+        starts = [bar_x0, x_of(parts[0]), bar_x0, bar_x0, bar_x0, bar_x0]
+        ends = [x_of(parts[0]), x_of(parts[0] + parts[1]), *(x_of(v) for v in parts[2:])]
+        rows = ys[[0, 0, 1, 2, 3, 4]]
+        bars.set_verts(_rects(np.array(starts), rows - height / 2, np.array(ends) - np.array(starts), height))
+        over = np.array(whole) > BAR_SCALE
         clipped.set_data(np.full(int(over.sum()), bar_x0 + bar_w + 0.35), ys[over])
+        simulated = ((0, "ring_waste"), (3, "static_waste"), (4, "switch_waste"))
+        spread.set_segments([((x_of(getattr(result, n) - result.ci95(n)), ys[i]),
+                              (x_of(getattr(result, n) + result.ci95(n)), ys[i])) for i, n in simulated]
+                            + [((x_of(getattr(result, n) + sign * result.ci95(n)), ys[i] - 0.1),
+                                (x_of(getattr(result, n) + sign * result.ci95(n)), ys[i] + 0.1))
+                               for i, n in simulated for sign in (-1, 1)])
+        exact.set_segments([((x_of(getattr(result.exact, n)), ys[i] - 0.27), (x_of(getattr(result.exact, n)),
+                                                                                ys[i] + 0.27))
+                            for i, n in simulated])
         failed = _first_draw(result, r)
         lay = ring_layout(failed, p["tp"] // r, p["hops"])
         w0 = _window(failed)
-        geo = _line_geometry(lay.role[w0:w0 + WINDOW], lay.group[w0:w0 + WINDOW])
+        geo = _window_geometry(lay.group, lay.role, w0)
         nodes.set_facecolor(geo["colours"] + ["white"] * (WINDOW - len(geo["colours"])))
         straight.set_segments(geo["straight"])
         arcs.set_segments(geo["arcs"])
@@ -169,20 +223,29 @@ def _first_draw(result: RingBuilder, gpus_per_node: int) -> np.ndarray:
     return draw_failures(result.node_rate, result.gpus // gpus_per_node, 1, 0)[0]
 
 
+def _pm(value: float, half: float, spec: str) -> str:
+    """A simulated mean with its 95% interval, e.g. ``0.460% ± 0.041%``."""
+    return f"{format(value, spec)} ± {format(half, spec)}"
+
+
 class RingExplorer(ModelView):
     """The ring builder: sliders for the 8-GPU node fault rate, R, TP and K; preset buttons for the trace."""
 
-    LABELS = (
-        ("node fault rate for these nodes", "node_rate", "{:.2%}"),
+    ROWS = (
         ("faulty nodes per draw", "faulty_nodes", "{:,.2f}"),
-        ("ring cuts per draw (runs of K or more)", "ring_cuts", "{:,.3f}"),
-        ("K-hop ring waste (simulated)", "ring_waste", "{:.3%}"),
+        ("cuts per draw (inner runs of K or more)", "ring_cuts", "{:,.3f}"),
+        ("K-hop ring waste", "ring_waste", "{:.3%}"),
         ("  of which the cuts add", "cut_waste", "{:.3%}"),
-        ("the paper's bound 2(Nₜ − R)·Pₛᴷ", "bound", "{:.3%}"),
         ("static TP ring waste", "static_waste", "{:.3%}"),
         ("72-GPU switch domain waste", "switch_waste", "{:.3%}"),
         ("usable GPUs of 2,880", "usable_gpus", "{:,.1f}"),
     )
+    """(label, field, format) of the simulated rows: the mean ± its 95% interval, and the exact value."""
+    BOUNDS = (
+        ("the paper's bound on cut waste, 2(Nₜ − R)·Pₛᴷ", "bound", "{:.3%}"),
+        ("corrected worst case, (Nₜ/R)(1 − Pₛ)·Pₛᴷ", "worst_case", "{:.3%}"),
+    )
+    """(label, field, format) of the closed forms, shown in the exact column."""
 
     def __init__(self, fault_pct: float = 2.33, gpus_per_node: int = 4, tp: int = 32, hops: int = 3) -> None:
         self._last: RingBuilder | None = None
@@ -194,7 +257,7 @@ class RingExplorer(ModelView):
              Slider("hops", 1, 4, hops, label="hops K")],
             lambda ax: _explorer_view(ax, self),
             title="Ring builder: 2,880 GPUs, 200 seeded draws, each node failing independently",
-            figsize=(7.8, 3.3),
+            figsize=(7.8, 3.5),
         )
         buttons = []
         for name, value in PRESETS.items():
@@ -213,24 +276,31 @@ class RingExplorer(ModelView):
         self._last = _ring_model(**self.arguments)
         return self._last
 
-    def _word_rows(self, result: RingBuilder) -> list[tuple[str, str, bool]]:
-        """(label, formatted value, flagged): the bound is flagged when it exceeds 100%."""
-        return [(label, spec.format(getattr(result, name)), name == "bound" and getattr(result, name) > 1.0)
-                for label, name, spec in self.LABELS]
+    def _word_rows(self, result: RingBuilder) -> list[tuple[str, str, str, bool]]:
+        """(label, simulated ± 95%, exact, flagged): the bound is flagged when it exceeds 100%."""
+        rate = ("node fault rate for these nodes, Pₛ", "", f"{result.node_rate:.2%}", False)
+        sim = [(label, _pm(getattr(result, name), result.ci95(name), spec.strip("{:}")),
+                spec.format(getattr(result.exact, name)), False) for label, name, spec in self.ROWS]
+        closed = [(label, "—", spec.format(getattr(result, name)), getattr(result, name) > 1.0)
+                  for label, name, spec in self.BOUNDS]
+        return [rate, *sim[:4], *closed, *sim[4:]]
 
     def table_html(self, result: RingBuilder) -> str:
         rows = self._word_rows(result)
-        flagged = {i: "the bound is above 100%: it says nothing here" for i, (_, _, bad) in enumerate(rows) if bad}
-        return table(("output", "value"), [(k, v) for k, v, _ in rows], flagged=flagged)
+        flagged = {i: "the bound is above 100%: it says nothing here" for i, row in enumerate(rows) if row[3]}
+        return table(("output", "simulated, ± 95% interval", "exact expectation"),
+                     [row[:3] for row in rows], flagged=flagged)
 
     def report(self) -> str:
         a = self.arguments
         head = (f"ring builder: 8-GPU node fault rate {a['fault_pct']:.2f}%, {a['gpus_per_node']} GPUs per node, "
                 f"TP-{a['tp']}, K = {a['hops']} (200 draws of 2,880 GPUs)")
         rows = self._word_rows(self.compute())
-        width = max(len(k) for k, _, _ in rows) + 2
-        return "\n".join([head] + [f"{k:<{width}}{v + (' (above 100%: says nothing)' if bad else ''):>14}"
-                                    for k, v, bad in rows])
+        width = max(len(k) for k, *_ in rows) + 2
+        lines = [head, f"{'':<{width}}{'simulated, ± 95%':>22}{'exact':>14}"]
+        lines += [f"{k:<{width}}{sim:>22}{exact:>14}{' (above 100%: says nothing)' if bad else ''}"
+                  for k, sim, exact, bad in rows]
+        return "\n".join(lines)
 
 
 def _ring_model(fault_pct: float, gpus_per_node: int, tp: int, hops: int) -> RingBuilder:
