@@ -203,15 +203,23 @@ PLANTED_CH5 = [
            "    return (len(failed) - sum(failed)) % group_nodes * gpus_per_node",
      "remainder_per_ring", "ch5-ring-builder"),
     ("q4", "q4_static = 16", "static_uses_backups", "ch5-question"),
-    ("q5", "q5_k_sim = 4", "bound_for_simulation", "ch5-question"),
+    ("q4", "def static_idle_gpus(failed, group_nodes, gpus_per_node):\n"
+           "    whole = len(failed) // group_nodes * group_nodes\n"
+           "    rings = [failed[i:i + group_nodes] for i in range(0, whole, group_nodes)]\n"
+           "    return sum(len(r) - sum(r) for r in rings if any(r)) * gpus_per_node",
+     "static_tail_ignored", "ch5-ring-builder"),
+    ("q5", "q5_k_sim = 3", "bound_for_simulation", "ch5-bound-slack"),
     ("q5", "q5_static_same = False", "static_uses_backups", "ch5-question"),
     ("q6", "q6_light = 0.48", "db_linear", "ch5-measured"),
     ("q6", "def pj_per_bit(watts, gbps):\n    return watts / gbps", "pj_units", "ch5-measured"),
-    ("q7", "quiz_1 = 'a'", "failures_ignored", "ch5-fragmentation"),
-    ("q8", "quiz_2 = 'a'", "pk_as_kp", "ch5-bound"),
-    ("q9", "quiz_3 = 'd'", "static_uses_backups", "ch5-question"),
-    ("q10", "quiz_4 = 'd'", "bound_for_simulation", "ch5-question"),
-    ("q11", "quiz_5 = 'c'", "tor_in_order", "ch5-tor"),
+    ("q7", "quiz_1 = 'b'", "failures_ignored", "ch5-fragmentation"),
+    ("q7", "quiz_1 = 'd'", "failed_counted_as_idle", "ch5-fragmentation"),
+    ("q8", "quiz_2 = 'b'", "eight_gpu_rate_for_four", "ch5-trace"),
+    ("q8", "quiz_2 = 'd'", "pk_as_kp", "ch5-bound"),
+    ("q9", "quiz_3 = 'a'", "static_uses_backups", "ch5-question"),
+    ("q10", "quiz_4 = 'd'", "bound_for_simulation", "ch5-bound-slack"),
+    ("q11", "quiz_5 = 'a'", "subline_any_length", "ch5-tor"),
+    ("q11", "quiz_5 = 'd'", "dp_inside_tp_group", "ch5-tor"),
 ]
 
 PLANTED = (

@@ -11,8 +11,8 @@ pytest.importorskip("ipywidgets")
 from clustermath.scaleup.ring_builder import draw_failures, ring_builder, ring_layout  # noqa: E402
 from clustermath.scaleup.domains import synthetic_fault_trace  # noqa: E402
 from clustermath.views.scaleup import (  # noqa: E402
-    PRESETS, WINDOW, _window, _window_geometry, figure_fault_trace, figure_fragmentation, figure_k_hop_ring,
-    figure_tor_wiring, ring_explorer,
+    PRESETS, WINDOW, _window, _window_geometry, figure_cut_waste, figure_design, figure_fault_trace,
+    figure_fragmentation, figure_k_hop_ring, figure_ocstrx, figure_tor_wiring, ring_explorer,
 )
 
 
@@ -94,3 +94,23 @@ def test_table_shows_interval_and_exact_value():
     m = ring_builder(0.0233, 4, 32, 3)
     assert f"{m.ring_waste:.3%} ± {m.ci95('ring_waste'):.3%}" in text and f"{m.exact.ring_waste:.3%}" in text
     assert "corrected worst case" in text and f"{m.worst_case:.3%}" in text
+
+
+def test_the_design_figures_draw_and_say_what_they_show():
+    ocs = figure_ocstrx()
+    texts = " ".join(t.get_text() for t in ocs.axes[0].texts)
+    assert "MZI switch" in texts and "loopback" in texts and "60–80 µs" in texts
+    design = figure_design()
+    assert [ax.get_title(loc="left") for ax in design.axes] == [
+        "(a) one transceiver, three paths", "(b) N2 has failed", "(c) the orchestrator"]
+    for fig in (ocs, design):
+        fig.canvas.draw()
+
+
+def test_cut_waste_figure_marks_zero_means_on_the_floor():
+    rows = {(r, k): ring_builder(0.0722, r, 32, k) for r in (4, 8) for k in (3, 4)}
+    fig = figure_cut_waste(rows)
+    fig.canvas.draw()
+    labels = {t.get_text() for t in fig.legends[0].get_texts()}
+    assert {"paper's bound 2(Nₜ − R)Pₛᴷ", "corrected worst case", "exact expectation"} <= labels
+    assert rows[(4, 4)].cut_waste == 0 and "simulated mean 0 (no cut added waste)" in labels

@@ -22,6 +22,8 @@ CH5_SECTIONS: dict[str, tuple[int, str]] = {
     "ch5-trace": (5, "How often nodes are down"),
     "ch5-design": (5, "The design: a switch in every transceiver, a ring of any length"),
     "ch5-bound": (5, "The waste bound"),
+    "ch5-bound-slack": (5, "How loose the bound is"),
+    "ch5-readings": (5, "Two readings of the 4-GPU rate"),
     "ch5-ring-builder": (5, "The ring builder"),
     "ch5-question": (5, "The source's question"),
     "ch5-tor": (5, "Keeping the datacenter network quiet"),
@@ -56,8 +58,9 @@ MISCONCEPTIONS = (
         "ch5-trace"),
     Misconception(
         "eight_gpu_rate_for_four", "the 8-GPU node rate used for 4-GPU nodes",
-        "The trace counts 8-GPU nodes. A 4-GPU node fails less often: P_4 = 1 - sqrt(1 - P_8), "
-        "3.68% at the p99 rate instead of 7.22%.",
+        "The trace counts 8-GPU nodes. If GPUs fail independently, as the exercise assumes, a 4-GPU "
+        "node fails less often: P_4 = 1 - sqrt(1 - P_8), 3.68% at the p99 rate instead of 7.22%. "
+        "(Only if whole-host faults dominated would the two rates be equal.)",
         "ch5-trace"),
     Misconception(
         "pk_as_kp", "P_s^K read as K × P_s",
@@ -76,14 +79,20 @@ MISCONCEPTIONS = (
         "ch5-ring-builder"),
     Misconception(
         "bound_for_simulation", "the paper's bound taken for the simulated waste",
-        "The bound charges every cut R (N_t - R) GPUs, more than a group; a simulated cut strands far "
-        "less, so the simulation reaches a waste target at a smaller K than the bound does.",
-        "ch5-question"),
+        "The bound is a loose ceiling: it counts each cut at both ends of its run and charges it "
+        "R (N_t - R) GPUs, while one cut adds no idle GPUs or exactly one group of N_t. The simulated "
+        "and the exact waste lie far below it, so they reach a target at a smaller K.",
+        "ch5-bound-slack"),
     Misconception(
         "static_uses_backups", "static TP rings credited with the K-hop ring's backups",
         "A static ring is cabled once; a failed node kills its whole ring whatever K the wiring could "
         "offer, so its waste does not depend on K.",
         "ch5-question"),
+    Misconception(
+        "static_tail_ignored", "the nodes past the last whole static ring left out",
+        "Static rings are cabled from the first node in blocks of N_t / R; nodes left over after the "
+        "last whole block form no ring, so their healthy GPUs are idle too.",
+        "ch5-ring-builder"),
     Misconception(
         "db_linear", "decibels read as a linear fraction",
         "A loss of L dB leaves 10^(-L/10) of the light: 3 dB is about half, 10 dB a tenth.",
@@ -93,13 +102,23 @@ MISCONCEPTIONS = (
         "Optical insertion loss is a ratio of powers: fraction left = 10^(-L/10).",
         "ch5-measured"),
     Misconception(
-        "pj_units", "watts divided by Gb/s left in W per Gb/s instead of pJ per bit",
-        "1 W at 1 Gb/s is 1 nJ per bit, 1,000 pJ; so pJ/bit = watts / (Gb/s) × 1,000.",
+        "pj_units", "watts divided by Gbps left in W per Gbps instead of pJ per bit",
+        "1 W at 1 Gbps is 1 nJ per bit, 1,000 pJ; so pJ/bit = watts / Gbps × 1,000.",
         "ch5-measured"),
     Misconception(
         "tor_in_order", "the ring assumed to follow deployment order",
-        "With sub-line wiring a node's ring neighbours sit under the next ToR; a TP group runs across "
-        "ToRs on the HBD and each GPU's DP peers share one ToR.",
+        "With sub-line wiring a node's ring neighbours sit under the next ToR, so a TP group runs "
+        "across the ToRs on the HBD instead of filling one of them.",
+        "ch5-tor"),
+    Misconception(
+        "subline_any_length", "DP peers assumed to share a ToR whatever the TP group's length",
+        "Sub-line wiring keeps a GPU's DP peers under one ToR only when each TP group covers whole "
+        "rows (a multiple of the number of ToRs); a group of half a row spreads them over two ToRs.",
+        "ch5-tor"),
+    Misconception(
+        "dp_inside_tp_group", "DP peers taken for members of the same TP group",
+        "A GPU's DP peers hold the same position in every *other* TP group; its own group's members "
+        "are its TP peers.",
         "ch5-tor"),
 )
 """Chapter 5's misconceptions, registered on import."""

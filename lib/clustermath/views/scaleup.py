@@ -16,13 +16,14 @@ from matplotlib.collections import LineCollection, PolyCollection
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
+from matplotlib.ticker import FuncFormatter
 
 from ..scaleup.ring_builder import RingBuilder, draw_failures, ring_builder, ring_layout
 from ..scaleup.domains import fragmentation, tor_wiring
 from .base import CORRECT_COLOUR, LIMIT_COLOUR, ModelView, Slider, Updater, table
 
-__all__ = ["EXPLORERS", "PRESETS", "figure_fault_trace", "figure_fragmentation", "figure_k_hop_ring",
-           "figure_tor_wiring", "ring_explorer", "view_ring"]
+__all__ = ["EXPLORERS", "PRESETS", "figure_cut_waste", "figure_design", "figure_fault_trace", "figure_fragmentation",
+           "figure_k_hop_ring", "figure_ocstrx", "figure_tor_wiring", "ring_explorer", "view_ring"]
 
 GROUP_COLOURS = ("#6f9fd8", "#2f5f9f")
 """Alternate TP groups in two blues."""
@@ -479,4 +480,163 @@ def figure_tor_wiring(tors: int = 4, nodes_per_tor: int = 4) -> Figure:
                         Line2D([], [], color=LIMIT_COLOUR, lw=2.0, ls="--", label="DP peers, across ToRs"),
                         Line2D([], [], color=LOOP_COLOUR, lw=2.0, ls="--", label="DP peers, one ToR")],
                loc="outside lower center", ncol=4, fontsize=8, frameon=False)
+    return fig
+
+
+# -- the design, drawn from the source's description of the paper's Figures 2 and 3 ----------
+
+def _box(ax: Axes, x: float, y: float, w: float, h: float, text: str, *, fc: str = "white",
+         fontsize: float = 8.5, ec: str = "#444444") -> None:
+    from matplotlib.patches import FancyBboxPatch
+
+    ax.add_patch(FancyBboxPatch((x, y), w, h, boxstyle="round,pad=0.02,rounding_size=0.12", fc=fc, ec=ec, lw=1.0))
+    ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=fontsize)
+
+
+def _arrow(ax: Axes, start: tuple[float, float], end: tuple[float, float], *, colour: str = "#444444",
+           style: str = "-|>", ls: str = "-", rad: float = 0.0, lw: float = 1.3) -> None:
+    from matplotlib.patches import FancyArrowPatch
+
+    ax.add_patch(FancyArrowPatch(start, end, arrowstyle=style, mutation_scale=11, color=colour, lw=lw, ls=ls,
+                                 connectionstyle=f"arc3,rad={rad}", shrinkA=1, shrinkB=1))
+
+
+def figure_ocstrx() -> Figure:
+    """The switching transceiver's signal chain, after the paper's Figure 3 as source 004 describes it.
+
+    Transmit: the GPU's electrical lanes drive a modulator that puts them on one
+    laser's light; two Mach-Zehnder elements send all of it to one of three
+    outputs. Receive: each path has its own photodetector, then an amplifier
+    (TIA) back to the GPU. The numbers are the prototype's (source 004, section 5).
+    """
+    fig = Figure(figsize=(9.6, 3.7))
+    ax = fig.add_axes((0.01, 0.01, 0.98, 0.98))
+    ax.set_axis_off()
+    ax.set(xlim=(0, 14.2), ylim=(-0.05, 6.3))
+    ax.add_patch(_frame_patch(1.75, 0.6, 7.45, 5.55))
+    ax.text(1.9, 5.9, "photonic chip (silicon, 65 nm) and its 28 nm controller", fontsize=8, color="#555555")
+    ax.text(0.05, 3.9, "from the\nGPU's lanes", fontsize=8.5, va="center")
+    _box(ax, 2.1, 3.55, 1.5, 0.7, "driver")
+    _box(ax, 4.1, 3.55, 1.6, 0.7, "modulator")
+    _box(ax, 4.1, 4.75, 1.6, 0.6, "laser", fc="#fff4d6")
+    _box(ax, 6.3, 3.3, 2.0, 1.2, "MZI switch\n(two elements)", fc="#e3ecf7")
+    _box(ax, 6.3, 4.95, 2.0, 0.6, "OCS controller", fc="#f0f0f0")
+    _arrow(ax, (1.15, 3.9), (2.1, 3.9))
+    _arrow(ax, (3.6, 3.9), (4.1, 3.9))
+    _arrow(ax, (4.9, 4.75), (4.9, 4.25), colour="#b58b00")
+    _arrow(ax, (5.7, 3.9), (6.3, 3.9), colour="#b58b00")
+    _arrow(ax, (7.3, 4.95), (7.3, 4.5), ls="--")
+    ax.text(7.4, 4.72, "sets the path", fontsize=7.5, color="#555555", va="center")
+    for y, text, colour in ((4.25, "1  main fibre: the next node", CORRECT_COLOUR),
+                            (3.8, "2  backup fibre: a node further along", BACKUP_COLOUR)):
+        _arrow(ax, (8.3, y), (9.6, y), colour=colour, lw=2.0)
+        ax.text(9.7, y, text, fontsize=8.5, va="center")
+    _arrow(ax, (7.0, 3.3), (4.75, 1.95), colour=LOOP_COLOUR, lw=2.0, rad=-0.3)
+    ax.text(6.75, 2.2, "3  loopback", fontsize=8.5, color="#1d5e26")
+    ax.text(9.7, 3.1, "3  loopback: back into the module,\n    onto the other half of the lanes", fontsize=8.5,
+            va="center", color="#1d5e26")
+    _box(ax, 2.1, 1.15, 1.3, 0.75, "TIA")
+    _box(ax, 4.1, 1.15, 1.3, 0.75, "detectors\n× 3", fc="#e3f0e3")
+    _arrow(ax, (4.1, 1.52), (3.4, 1.52))
+    _arrow(ax, (2.1, 1.52), (1.15, 1.52))
+    ax.text(0.05, 1.52, "to the\nGPU's lanes", fontsize=8.5, va="center")
+    _arrow(ax, (9.6, 1.52), (5.4, 1.52), colour="#777777", ls="--")
+    ax.text(9.7, 1.52, "light in from the main or\nbackup fibre", fontsize=8.5, va="center", color="#555555")
+    ax.text(9.7, 0.5, "prototype: switches in 60–80 µs; switch core\nloses 2.5–4.0 dB (3.3 dB on average) and\n"
+            "draws up to about 3.2 W; module under 12 W", fontsize=8, va="center", color="#333333",
+            bbox={"boxstyle": "round", "fc": "#f7f7f7", "ec": "#bbbbbb"})
+    return fig
+
+
+def _frame_patch(x: float, y: float, w: float, h: float):
+    from matplotlib.patches import Rectangle
+
+    return Rectangle((x, y), w, h, fill=False, ec="#999999", lw=1.0, ls=":")
+
+
+def figure_design() -> Figure:
+    """InfiniteHBD's three parts, after the paper's Figure 2 as source 004 describes it: (a) the
+    transceiver's three paths, (b) a failed node skipped by a backup link with loopbacks closing the
+    ring, (c) the orchestrator's inputs and what it places."""
+    fig = Figure(figsize=(10.4, 3.3))
+    axes = [fig.add_axes((0.005 + 0.335 * i, 0.02, 0.325, 0.9)) for i in range(3)]
+    titles = ("(a) one transceiver, three paths", "(b) N2 has failed", "(c) the orchestrator")
+    for ax, title in zip(axes, titles):
+        ax.set_axis_off()
+        ax.set(xlim=(0, 10), ylim=(0, 7))
+        ax.set_title(title, fontsize=9.5, loc="left")
+    a, b, c = axes
+    _box(a, 1.0, 2.8, 3.0, 1.4, "switching\ntransceiver", fc="#e3ecf7")
+    _arrow(a, (4.0, 4.0), (8.6, 5.6), colour=CORRECT_COLOUR, lw=2.0)
+    a.text(8.7, 5.9, "1 main", fontsize=8.5, ha="right")
+    _arrow(a, (4.0, 3.5), (8.6, 3.5), colour=BACKUP_COLOUR, lw=2.0)
+    a.text(8.7, 3.8, "2 backup", fontsize=8.5, ha="right")
+    _arrow(a, (3.2, 2.8), (1.8, 2.8), colour=LOOP_COLOUR, lw=2.0, rad=-1.6)
+    a.text(2.5, 0.6, "3 loopback", fontsize=8.5, ha="center", color="#1d5e26")
+    a.text(5.0, 1.6, "all the light takes\none path at a time", fontsize=8, color="#555555")
+    xs = (1.8, 5.0, 8.2)
+    for i, x in enumerate(xs):
+        dead = i == 1
+        _box(b, x - 0.8, 2.7, 1.6, 1.3, f"N{i + 1}" + (" ✕" if dead else ""), fc=FAILED_COLOUR if dead else "#a9c4e4")
+    b.add_collection(LineCollection([_arc(xs[0] + 0.8, xs[2] - 0.8, 3.75, 1.6)], colors=BACKUP_COLOUR, linewidths=2.2))
+    b.add_collection(LineCollection([_arc(xs[0] + 0.8, xs[2] - 0.8, 2.95, -1.6)], colors=BACKUP_COLOUR,
+                                    linewidths=2.2))
+    for x0, x1 in ((xs[0] + 0.8, xs[1] - 0.8), (xs[1] + 0.8, xs[2] - 0.8)):
+        b.plot([x0, x1], [3.35, 3.35], color="#c4c4c4", lw=1.0, ls="--")
+    for x, side in ((xs[0] - 0.8, -1), (xs[2] + 0.8, 1)):
+        b.add_collection(LineCollection([_loop_side(x, 3.35, side)], colors=LOOP_COLOUR, linewidths=2.0))
+    b.text(5.0, 6.2, "backup link in use (out above, back below)", fontsize=8, ha="center", color="#9a5a00")
+    b.text(5.0, 0.5, "loopbacks at both ends close one ring;\ndashed: links to N2, now unused", fontsize=8,
+           ha="center", color="#555555")
+    for y, text in ((5.6, "the job\n(TP, DP, PP, CP sizes)"), (3.6, "the DCN\n(ToRs, aggregation)"),
+                    (1.6, "the faults\nright now")):
+        _box(c, 0.1, y - 0.7, 4.1, 1.3, text, fontsize=8)
+        _arrow(c, (4.2, y), (5.4, 3.6))
+    _box(c, 5.4, 2.0, 4.5, 3.2, "drop failed nodes,\nfind healthy pieces,\ncut TP groups\nin order, keep\n"
+         "DP peers under\none ToR", fc="#e3ecf7", fontsize=8)
+    return fig
+
+
+def _loop_side(x: float, y: float, side: int, size: float = 0.45) -> np.ndarray:
+    """A loop on the outer side of an end node: light turned back into the same node."""
+    t = np.linspace(-0.5 * np.pi, 0.5 * np.pi, 14)
+    return np.stack([x + side * size * 1.3 * np.cos(t), y + size * np.sin(t)], axis=1)
+
+
+def figure_cut_waste(rows: Any) -> Figure:
+    """Waste from cuts against K at one rate, log scale: the paper's bound, the corrected worst case,
+    the exact expectation and the simulated mean with its 95% interval, one panel per node size.
+
+    ``rows`` is a mapping ``{(R, K): RingBuilder}``; simulated means of zero are drawn on the floor
+    of the axis as open markers.
+    """
+    fig = Figure(figsize=(9.6, 3.9), layout="constrained")
+    sizes = sorted({r for r, _ in rows})
+    axes = fig.subplots(1, len(sizes), sharey=True, squeeze=False)[0]
+    floor = 1e-6
+    for ax, r in zip(axes, sizes):
+        ks = sorted(k for rr, k in rows if rr == r)
+        ms = [rows[(r, k)] for k in ks]
+        ax.semilogy(ks, [m.bound for m in ms], "o-", color=LIMIT_COLOUR, label="paper's bound 2(Nₜ − R)Pₛᴷ")
+        ax.semilogy(ks, [m.worst_case for m in ms], "s--", color="#c77d7d", label="corrected worst case")
+        ax.semilogy(ks, [m.exact.cut_waste for m in ms], "D-", color=CORRECT_COLOUR, label="exact expectation")
+        sim = np.array([m.cut_waste for m in ms])
+        half = np.array([m.ci95("cut_waste") for m in ms])
+        shown = sim > 0
+        low = np.clip(sim - half, floor, None)
+        ax.errorbar(np.array(ks)[shown], sim[shown], yerr=[sim[shown] - low[shown], half[shown]], fmt="x",
+                    color="black", capsize=3, label="simulated mean, 200 draws, 95% interval")
+        if (~shown).any():
+            ax.plot(np.array(ks)[~shown], np.full(int((~shown).sum()), floor), "x", mfc="none", color="#777777",
+                    label="simulated mean 0 (no cut added waste)")
+        ax.set(xticks=ks, xlabel="hops K", title=f"{r}-GPU nodes, Pₛ = {ms[0].node_rate:.2%}", ylim=(floor / 2, 10))
+        ax.axhline(1.0, color="#999999", lw=0.8, ls=":")
+        ax.grid(True, which="major", color="#eeeeee")
+    axes[0].set_ylabel("idle GPUs the cuts add,\nshare of all GPUs")
+    axes[0].yaxis.set_major_formatter(FuncFormatter(lambda value, _pos: f"{100 * value:.4g}%"))
+    handles: dict[str, Any] = {}
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(label, handle)
+    fig.legend(handles.values(), handles.keys(), loc="outside lower center", ncol=3, fontsize=8, frameon=False)
     return fig
