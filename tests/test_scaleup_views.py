@@ -89,11 +89,11 @@ def test_the_explorers_window_draws_a_loopback_only_at_true_group_ends(p8, r, tp
 def test_table_shows_interval_and_exact_value():
     x = ring_explorer()
     head = [c for c in x.table.value.split("</th>") if "scope='col'" in c]
-    assert len(head) == 3 and "exact expectation" in x.table.value and "± 95% interval" in x.table.value
+    assert len(head) == 3 and ">exact<" in x.table.value and "simulated ± 95%" in x.table.value
     text = x.report()
     m = ring_builder(0.0233, 4, 32, 3)
     assert f"{m.ring_waste:.3%} ± {m.ci95('ring_waste'):.3%}" in text and f"{m.exact.ring_waste:.3%}" in text
-    assert "corrected worst case" in text and f"{m.worst_case:.3%}" in text
+    assert "worst case, (Nₜ/R)(1−Pₛ)Pₛᴷ" in text and f"{m.worst_case:.3%}" in text
 
 
 def test_the_design_figures_draw_and_say_what_they_show():

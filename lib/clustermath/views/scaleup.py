@@ -234,17 +234,17 @@ class RingExplorer(ModelView):
 
     ROWS = (
         ("faulty nodes per draw", "faulty_nodes", "{:,.2f}"),
-        ("cuts per draw (inner runs of K or more)", "ring_cuts", "{:,.3f}"),
+        ("cuts per draw", "ring_cuts", "{:,.3f}"),
         ("K-hop ring waste", "ring_waste", "{:.3%}"),
-        ("  of which the cuts add", "cut_waste", "{:.3%}"),
-        ("static TP ring waste", "static_waste", "{:.3%}"),
-        ("72-GPU switch domain waste", "switch_waste", "{:.3%}"),
+        ("  of which cuts add", "cut_waste", "{:.3%}"),
+        ("static ring waste", "static_waste", "{:.3%}"),
+        ("72-GPU switch waste", "switch_waste", "{:.3%}"),
         ("usable GPUs of 2,880", "usable_gpus", "{:,.1f}"),
     )
     """(label, field, format) of the simulated rows: the mean ± its 95% interval, and the exact value."""
     BOUNDS = (
-        ("the paper's bound on cut waste, 2(Nₜ − R)·Pₛᴷ", "bound", "{:.3%}"),
-        ("corrected worst case, (Nₜ/R)(1 − Pₛ)·Pₛᴷ", "worst_case", "{:.3%}"),
+        ("paper's bound, 2(Nₜ−R)Pₛᴷ", "bound", "{:.3%}"),
+        ("worst case, (Nₜ/R)(1−Pₛ)Pₛᴷ", "worst_case", "{:.3%}"),
     )
     """(label, field, format) of the closed forms, shown in the exact column."""
 
@@ -267,8 +267,10 @@ class RingExplorer(ModelView):
             buttons.append(button)
         self.presets = buttons
         left = self.children[1].children[0]
-        left.children = (*left.children[:-1], W.HBox(buttons), left.children[-1])
+        # the table has three columns: it goes under the controls and the picture, at full width
+        left.children = (*left.children[:-1], W.HBox(buttons))
         self.children[1].layout = W.Layout(flex_flow="row wrap")
+        self.children = (*self.children, self.table)
 
     def __repr__(self) -> str:
         return "RingExplorer(ring_builder)"
@@ -279,7 +281,7 @@ class RingExplorer(ModelView):
 
     def _word_rows(self, result: RingBuilder) -> list[tuple[str, str, str, bool]]:
         """(label, simulated ± 95%, exact, flagged): the bound is flagged when it exceeds 100%."""
-        rate = ("node fault rate for these nodes, Pₛ", "", f"{result.node_rate:.2%}", False)
+        rate = ("node fault rate, Pₛ", "", f"{result.node_rate:.2%}", False)
         sim = [(label, _pm(getattr(result, name), result.ci95(name), spec.strip("{:}")),
                 spec.format(getattr(result.exact, name)), False) for label, name, spec in self.ROWS]
         closed = [(label, "—", spec.format(getattr(result, name)), getattr(result, name) > 1.0)
@@ -289,13 +291,15 @@ class RingExplorer(ModelView):
     def table_html(self, result: RingBuilder) -> str:
         rows = self._word_rows(result)
         flagged = {i: "the bound is above 100%: it says nothing here" for i, row in enumerate(rows) if row[3]}
-        return table(("output", "simulated, ± 95% interval", "exact expectation"),
-                     [row[:3] for row in rows], flagged=flagged)
+        html = table(("output", "simulated ± 95%", "exact"), [row[:3] for row in rows], flagged=flagged)
+        # labels on one line; on a phone the table scrolls sideways instead of folding every label
+        html = html.replace("text-align:left'>", "text-align:left;white-space:nowrap'>")
+        return f"<div style='overflow-x:auto;max-width:100%'>{html}</div>"
 
     def report(self) -> str:
         a = self.arguments
-        head = (f"ring builder: 8-GPU node fault rate {a['fault_pct']:.2f}%, {a['gpus_per_node']} GPUs per node, "
-                f"TP-{a['tp']}, K = {a['hops']} (200 draws of 2,880 GPUs)")
+        head = (f"ring builder: 8-GPU nodes {a['fault_pct']:.2f}% faulty, R = {a['gpus_per_node']}, "
+                f"TP-{a['tp']}, K = {a['hops']}, 200 draws of 2,880 GPUs")
         rows = self._word_rows(self.compute())
         width = max(len(k) for k, *_ in rows) + 2
         lines = [head, f"{'':<{width}}{'simulated, ± 95%':>22}{'exact':>14}"]
@@ -486,7 +490,7 @@ def figure_tor_wiring(tors: int = 4, nodes_per_tor: int = 4) -> Figure:
 # -- the design, drawn from the source's description of the paper's Figures 2 and 3 ----------
 
 def _box(ax: Axes, x: float, y: float, w: float, h: float, text: str, *, fc: str = "white",
-         fontsize: float = 8.5, ec: str = "#444444") -> None:
+         fontsize: float = 10, ec: str = "#444444") -> None:
     from matplotlib.patches import FancyBboxPatch
 
     ax.add_patch(FancyBboxPatch((x, y), w, h, boxstyle="round,pad=0.02,rounding_size=0.12", fc=fc, ec=ec, lw=1.0))
@@ -514,8 +518,8 @@ def figure_ocstrx() -> Figure:
     ax.set_axis_off()
     ax.set(xlim=(0, 14.2), ylim=(-0.05, 6.3))
     ax.add_patch(_frame_patch(1.75, 0.6, 7.45, 5.55))
-    ax.text(1.9, 5.9, "photonic chip (silicon, 65 nm) and its 28 nm controller", fontsize=8, color="#555555")
-    ax.text(0.05, 3.9, "from the\nGPU's lanes", fontsize=8.5, va="center")
+    ax.text(1.9, 5.9, "photonic chip (silicon, 65 nm) and its 28 nm controller", fontsize=9.5, color="#555555")
+    ax.text(0.05, 3.9, "from the\nGPU's lanes", fontsize=10.5, va="center")
     _box(ax, 2.1, 3.55, 1.5, 0.7, "driver")
     _box(ax, 4.1, 3.55, 1.6, 0.7, "modulator")
     _box(ax, 4.1, 4.75, 1.6, 0.6, "laser", fc="#fff4d6")
@@ -526,24 +530,24 @@ def figure_ocstrx() -> Figure:
     _arrow(ax, (4.9, 4.75), (4.9, 4.25), colour="#b58b00")
     _arrow(ax, (5.7, 3.9), (6.3, 3.9), colour="#b58b00")
     _arrow(ax, (7.3, 4.95), (7.3, 4.5), ls="--")
-    ax.text(7.4, 4.72, "sets the path", fontsize=7.5, color="#555555", va="center")
+    ax.text(7.4, 4.72, "sets the path", fontsize=9.5, color="#555555", va="center")
     for y, text, colour in ((4.25, "1  main fibre: the next node", CORRECT_COLOUR),
                             (3.8, "2  backup fibre: a node further along", BACKUP_COLOUR)):
         _arrow(ax, (8.3, y), (9.6, y), colour=colour, lw=2.0)
-        ax.text(9.7, y, text, fontsize=8.5, va="center")
+        ax.text(9.7, y, text, fontsize=10.5, va="center")
     _arrow(ax, (7.0, 3.3), (4.75, 1.95), colour=LOOP_COLOUR, lw=2.0, rad=-0.3)
-    ax.text(6.75, 2.2, "3  loopback", fontsize=8.5, color="#1d5e26")
-    ax.text(9.7, 3.1, "3  loopback: back into the module,\n    onto the other half of the lanes", fontsize=8.5,
+    ax.text(6.75, 2.2, "3  loopback", fontsize=10.5, color="#1d5e26")
+    ax.text(9.7, 3.1, "3  loopback: back into the module,\n    onto the other half of the lanes", fontsize=10.5,
             va="center", color="#1d5e26")
     _box(ax, 2.1, 1.15, 1.3, 0.75, "TIA")
     _box(ax, 4.1, 1.15, 1.3, 0.75, "detectors\n× 3", fc="#e3f0e3")
     _arrow(ax, (4.1, 1.52), (3.4, 1.52))
     _arrow(ax, (2.1, 1.52), (1.15, 1.52))
-    ax.text(0.05, 1.52, "to the\nGPU's lanes", fontsize=8.5, va="center")
+    ax.text(0.05, 1.52, "to the\nGPU's lanes", fontsize=10.5, va="center")
     _arrow(ax, (9.6, 1.52), (5.4, 1.52), colour="#777777", ls="--")
-    ax.text(9.7, 1.52, "light in from the main or\nbackup fibre", fontsize=8.5, va="center", color="#555555")
+    ax.text(9.7, 1.52, "light in from the main or\nbackup fibre", fontsize=10.5, va="center", color="#555555")
     ax.text(9.7, 0.5, "prototype: switches in 60–80 µs; switch core\nloses 2.5–4.0 dB (3.3 dB on average) and\n"
-            "draws up to about 3.2 W; module under 12 W", fontsize=8, va="center", color="#333333",
+            "draws up to about 3.2 W; module under 12 W", fontsize=9.5, va="center", color="#333333",
             bbox={"boxstyle": "round", "fc": "#f7f7f7", "ec": "#bbbbbb"})
     return fig
 
@@ -564,16 +568,16 @@ def figure_design() -> Figure:
     for ax, title in zip(axes, titles):
         ax.set_axis_off()
         ax.set(xlim=(0, 10), ylim=(0, 7))
-        ax.set_title(title, fontsize=9.5, loc="left")
+        ax.set_title(title, fontsize=11.5, loc="left")
     a, b, c = axes
     _box(a, 1.0, 2.8, 3.0, 1.4, "switching\ntransceiver", fc="#e3ecf7")
     _arrow(a, (4.0, 4.0), (8.6, 5.6), colour=CORRECT_COLOUR, lw=2.0)
-    a.text(8.7, 5.9, "1 main", fontsize=8.5, ha="right")
+    a.text(8.7, 5.9, "1 main", fontsize=10.5, ha="right")
     _arrow(a, (4.0, 3.5), (8.6, 3.5), colour=BACKUP_COLOUR, lw=2.0)
-    a.text(8.7, 3.8, "2 backup", fontsize=8.5, ha="right")
+    a.text(8.7, 3.8, "2 backup", fontsize=10.5, ha="right")
     _arrow(a, (3.2, 2.8), (1.8, 2.8), colour=LOOP_COLOUR, lw=2.0, rad=-1.6)
-    a.text(2.5, 0.6, "3 loopback", fontsize=8.5, ha="center", color="#1d5e26")
-    a.text(5.0, 1.6, "all the light takes\none path at a time", fontsize=8, color="#555555")
+    a.text(2.5, 0.6, "3 loopback", fontsize=10.5, ha="center", color="#1d5e26")
+    a.text(5.0, 1.6, "all the light takes\none path at a time", fontsize=9.5, color="#555555")
     xs = (1.8, 5.0, 8.2)
     for i, x in enumerate(xs):
         dead = i == 1
@@ -585,15 +589,15 @@ def figure_design() -> Figure:
         b.plot([x0, x1], [3.35, 3.35], color="#c4c4c4", lw=1.0, ls="--")
     for x, side in ((xs[0] - 0.8, -1), (xs[2] + 0.8, 1)):
         b.add_collection(LineCollection([_loop_side(x, 3.35, side)], colors=LOOP_COLOUR, linewidths=2.0))
-    b.text(5.0, 6.2, "backup link in use (out above, back below)", fontsize=8, ha="center", color="#9a5a00")
-    b.text(5.0, 0.5, "loopbacks at both ends close one ring;\ndashed: links to N2, now unused", fontsize=8,
+    b.text(5.0, 6.2, "backup link in use (out above, back below)", fontsize=9.5, ha="center", color="#9a5a00")
+    b.text(5.0, 0.5, "loopbacks at both ends close one ring;\ndashed: links to N2, now unused", fontsize=9.5,
            ha="center", color="#555555")
     for y, text in ((5.6, "the job\n(TP, DP, PP, CP sizes)"), (3.6, "the DCN\n(ToRs, aggregation)"),
                     (1.6, "the faults\nright now")):
-        _box(c, 0.1, y - 0.7, 4.1, 1.3, text, fontsize=8)
+        _box(c, 0.1, y - 0.7, 4.1, 1.3, text, fontsize=9.5)
         _arrow(c, (4.2, y), (5.4, 3.6))
     _box(c, 5.4, 2.0, 4.5, 3.2, "drop failed nodes,\nfind healthy pieces,\ncut TP groups\nin order, keep\n"
-         "DP peers under\none ToR", fc="#e3ecf7", fontsize=8)
+         "DP peers under\none ToR", fc="#e3ecf7", fontsize=9.5)
     return fig
 
 
