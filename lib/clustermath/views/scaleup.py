@@ -270,6 +270,7 @@ class RingExplorer(ModelView):
         # the table has three columns: it goes under the controls and the picture, at full width
         left.children = (*left.children[:-1], W.HBox(buttons))
         self.children[1].layout = W.Layout(flex_flow="row wrap")
+        self.table.layout = W.Layout(overflow="auto", max_width="100%")
         self.children = (*self.children, self.table)
 
     def __repr__(self) -> str:
@@ -292,9 +293,9 @@ class RingExplorer(ModelView):
         rows = self._word_rows(result)
         flagged = {i: "the bound is above 100%: it says nothing here" for i, row in enumerate(rows) if row[3]}
         html = table(("output", "simulated ± 95%", "exact"), [row[:3] for row in rows], flagged=flagged)
-        # labels on one line; on a phone the table scrolls sideways instead of folding every label
-        html = html.replace("text-align:left'>", "text-align:left;white-space:nowrap'>")
-        return f"<div style='overflow-x:auto;max-width:100%'>{html}</div>"
+        # labels on one line; on a phone the table scrolls sideways (the widget's overflow, set in
+        # __init__) instead of folding every label
+        return html.replace("text-align:left'>", "text-align:left;white-space:nowrap'>")
 
     def report(self) -> str:
         a = self.arguments
