@@ -179,3 +179,62 @@ def test_budget_with_nothing_to_write_loses_nothing_to_the_checkpoint():
     with pytest.raises(ValueError, match=r"^checkpoint overhead must be in 0\.\.100 %, got 100\.1 %"):
         peak_to_delivered(footprint_gb=1001, tier_gbps=8, interval_s=1000)
     assert peak_to_delivered(footprint_gb=1000, tier_gbps=8, interval_s=1000)[-1].keeps == 0.0
+
+
+# ----------------------------------------------------------------------- scale-up (chapter 5)
+
+
+def test_synthetic_trace_reaches_its_mean_or_says_which_means_it_can():
+    """The shape search stays on the stretch where the mean falls with gamma; a mean outside the
+    reachable range is refused with the range (mutant 163 showed a silent miss at mean 1.7)."""
+    from clustermath import synthetic_fault_trace
+    for kwargs in ({}, {"days": 2, "samples_per_day": 3}, {"mean_pct": 3.0}, {"mean_pct": 1.76}):
+        trace = synthetic_fault_trace(**kwargs)
+        assert trace.mean_pct == pytest.approx(kwargs.get("mean_pct", 2.33), rel=1e-12)
+    for mean in (1.7, 1.67000001, 3.9):
+        with pytest.raises(ValueError, match=r"^mean_pct must be a number in \[1\.753, 3\.806\] % for a "
+                                             r"median of 1\.67 % and a p99 of 7\.22 %"):
+            synthetic_fault_trace(mean_pct=mean)
+
+
+def test_synthetic_trace_memory_is_bounded_and_the_shape_positive():
+    import numpy as np
+
+    from clustermath import synthetic_fault_trace
+    from clustermath.scaleup.domains import _quantile_curve
+    with pytest.raises(ValueError, match=r"^weeks_memory must be a number in \(0, 1e\+06\] weeks, got 100000000000000$"):
+        synthetic_fault_trace(weeks_memory=int(1e14))
+    assert synthetic_fault_trace(days=3, weeks_memory=1e6).faulty_pct.size == 72
+    for gamma in (0.0, -1.0, math.nan):
+        with pytest.raises(ValueError, match=r"^gamma must be a number in \(0, inf\)"):
+            _quantile_curve(np.array([0.0, 1.0]), 1.0, 2.0, gamma)
+
+
+def test_synthetic_trace_is_the_same_on_numpys_baseline_code_path():
+    """NumPy picks SIMD kernels by CPU; with them switched off the trace agrees to 1e-12."""
+    import json
+    import subprocess
+    import sys
+
+    import numpy as np
+
+    from clustermath import synthetic_fault_trace
+    code = ("import json; from clustermath import synthetic_fault_trace as f; t = f(days=30); "
+            "print(json.dumps([t.mean_pct, t.median_pct, t.p99_pct, float(t.faulty_pct.max()), "
+            "float(t.faulty_pct[123])]))")
+    env = {"NPY_DISABLE_CPU_FEATURES": "X86_V3 X86_V4 AVX512_ICL AVX512_SPR AVX512F AVX2 FMA3",
+           "PATH": "/usr/bin:/bin"}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    baseline = json.loads(done.stdout.strip().splitlines()[-1])
+    t = synthetic_fault_trace(days=30)
+    here = [t.mean_pct, t.median_pct, t.p99_pct, float(t.faulty_pct.max()), float(t.faulty_pct[123])]
+    assert np.allclose(baseline, here, rtol=1e-12, atol=0)
+
+
+def test_tor_wiring_lays_out_at_most_a_million_nodes():
+    from clustermath import tor_wiring
+    from clustermath.scaleup.domains import MAX_NODES
+    assert tor_wiring(1, MAX_NODES, 1 << 19).tp_groups == 2
+    with pytest.raises(ValueError, match=r"^tors × nodes_per_tor must be a whole number in 1\.\.1,048,576 "
+                                         r"nodes, got 2 × 524,289 = 1,048,578$"):
+        tor_wiring(2, (1 << 19) + 1, 2)

@@ -38,7 +38,7 @@ MESSAGES = [
                            reference_s=f"{N} (0, inf) s")),
     (synthetic_fault_trace, {}, dict(mean_pct=f"{N} (0, 100] %", median_pct=f"{N} (0, 2.33) %",
                                      p99_pct=f"{N} (1.67, 100) %", days=f"{W} 1..inf days",
-                                     samples_per_day=f"{W} 1..inf", weeks_memory=f"{N} (0, inf) weeks")),
+                                     samples_per_day=f"{W} 1..inf", weeks_memory=f"{N} (0, 1e+06] weeks")),
     (draw_failures, dict(node_rate=0.1, nodes=10, draws=1),
      dict(node_rate=f"{N} [0, 1]", nodes=f"{W} 0..inf", draws=f"{W} 1..inf")),
     (ring_draws, dict(failed=ROW, gpus_per_node=4, tp=16, hops=2),

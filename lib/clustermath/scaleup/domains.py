@@ -224,6 +224,10 @@ class TorWiring:
     """DP groups whose members sit under more than one ToR: their all-reduce climbs the DCN's upper tiers."""
 
 
+MAX_NODES = 1 << 20
+"""The largest line ``tor_wiring`` lays out (a million nodes, as chapter 3's ``MAX_GPUS``)."""
+
+
 def tor_wiring(tors: int, nodes_per_tor: int, group_nodes: int, wiring: str = "sub-line") -> TorWiring:
     """Count which traffic crosses ToRs when TP groups are cut in order along the ring.
 
@@ -243,8 +247,8 @@ def tor_wiring(tors: int, nodes_per_tor: int, group_nodes: int, wiring: str = "s
     numbers ranks TP-innermost, ``sub-line`` DP-innermost (the tests check it).
 
     Raises ``ValueError`` naming the argument when a count is below 1, when
-    ``group_nodes`` does not divide the ``tors × nodes_per_tor`` nodes, or for
-    an unknown ``wiring``.
+    there are more than ``MAX_NODES`` nodes, when ``group_nodes`` does not divide
+    the ``tors × nodes_per_tor`` nodes, or for an unknown ``wiring``.
 
     Source: source 004, section 3.3 (the paper's section 4.3, Figures 6-7 and
     Appendix D).
@@ -254,6 +258,9 @@ def tor_wiring(tors: int, nodes_per_tor: int, group_nodes: int, wiring: str = "s
     g = whole("group_nodes", group_nodes, low=1)
     wiring = one_of("wiring", wiring, ("in-order", "sub-line"))
     nodes = t * r
+    if nodes > MAX_NODES:
+        raise ValueError(f"tors × nodes_per_tor must be a whole number in 1..{MAX_NODES:,} nodes, "
+                         f"got {t:,} × {r:,} = {nodes:,}")
     if nodes % g:
         raise ValueError(f"group_nodes must divide the {nodes} nodes (tors × nodes_per_tor), got {g}")
     groups = nodes // g
@@ -347,10 +354,56 @@ class SyntheticTrace:
 def _quantile_curve(z: np.ndarray, median: float, p99: float, gamma: float) -> np.ndarray:
     """A monotone quantile curve in normal scores ``z``: through the median at z = 0 and the p99 at
     z = z(0.99), log-normal below the median, its upper half shaped by ``gamma`` (1: log-normal)."""
+    if not gamma > 0:
+        raise ValueError(f"gamma must be a number in (0, inf), got {gamma!r}")
     z99 = _Z99
     s = math.log(p99 / median) / z99
     upper = (np.abs(z) / z99) ** gamma * z99
     return median * np.exp(s * np.where(z > 0, upper, z))
+
+
+GAMMA_RANGE = (0.05, 3.0)
+"""Where the upper-half shape of the quantile curve is searched."""
+
+
+def _shape_for_mean(z: np.ndarray, median: float, p99: float, mean: float) -> float:
+    """The shape ``gamma`` whose curve through ``median`` and ``p99`` has mean ``mean``.
+
+    The mean falls as gamma grows from the bottom of ``GAMMA_RANGE`` (the upper half
+    flattens towards the median) until the top percent, which grows with gamma, wins;
+    only that falling stretch is searched, so the answer is unique. Bisection halves
+    until the bracket is two neighbouring doubles, or hits the mean exactly.
+    """
+    def mean_at(gamma: float) -> float:
+        return float(_quantile_curve(z, median, p99, gamma).mean())
+
+    lo, hi = GAMMA_RANGE
+    a, b = lo, hi  # golden-section search for the lowest mean
+    ratio = (math.sqrt(5.0) - 1.0) / 2.0
+    for _ in range(80):
+        c, d = b - ratio * (b - a), a + ratio * (b - a)
+        if mean_at(c) < mean_at(d):
+            b = d
+        else:
+            a = c
+    bottom = 0.5 * (a + b)
+    highest, lowest = mean_at(lo), mean_at(bottom)
+    if not lowest <= mean <= highest:
+        raise ValueError(f"mean_pct must be a number in [{lowest:.4g}, {highest:.4g}] % for a median of "
+                         f"{median:g} % and a p99 of {p99:g} % (no curve of this family reaches another "
+                         f"mean), got {mean:g}")
+    hi = bottom
+    while True:
+        gamma = 0.5 * (lo + hi)
+        if gamma in (lo, hi):
+            return gamma
+        got = mean_at(gamma)
+        if got == mean:
+            return gamma
+        if got > mean:
+            lo = gamma
+        else:
+            hi = gamma
 
 
 def synthetic_fault_trace(mean_pct: float = 2.33, median_pct: float = 1.67, p99_pct: float = 7.22,
@@ -367,7 +420,8 @@ def synthetic_fault_trace(mean_pct: float = 2.33, median_pct: float = 1.67, p99_
     summary numbers.
 
     Raises ``ValueError`` unless ``0 < median < mean`` and ``median < p99 < 100``,
-    or for non-positive sizes.
+    for non-positive sizes, and for a mean the curve cannot reach with that
+    median and p99 (the message gives the reachable range).
     """
     mean = real("mean_pct", mean_pct, low_open=True, high=100, unit="%")
     med = real("median_pct", median_pct, low_open=True, high=mean, high_open=True, unit="%")
@@ -375,7 +429,8 @@ def synthetic_fault_trace(mean_pct: float = 2.33, median_pct: float = 1.67, p99_
     seed = whole("seed", seed, low=0)
     d = whole("days", days, low=1, unit="days")
     k = whole("samples_per_day", samples_per_day, low=1)
-    memory = real("weeks_memory", weeks_memory, low_open=True, unit="weeks")
+    # at most a million weeks: longer memories make every sample equal (φ rounds to 1) and the ranks ties
+    memory = real("weeks_memory", weeks_memory, low_open=True, high=1e6, unit="weeks")
     n = d * k
     rng = np.random.default_rng(seed)
     phi = math.exp(-1.0 / (memory * 7 * k))
@@ -387,14 +442,7 @@ def synthetic_fault_trace(mean_pct: float = 2.33, median_pct: float = 1.67, p99_
     scores = np.array([_NORMAL.inv_cdf((i + 0.5) / n) for i in range(n)])
     z = np.empty(n)
     z[np.argsort(x, kind="stable")] = scores  # each sample's normal score, by its rank in the series
-    lo, hi = 0.05, 3.0
-    for _ in range(60):
-        gamma = 0.5 * (lo + hi)
-        values = _quantile_curve(z, med, p99, gamma)
-        if values.mean() > mean:
-            lo = gamma
-        else:
-            hi = gamma
-    values = _quantile_curve(z, med, p99, 0.5 * (lo + hi))
+    gamma = _shape_for_mean(z, med, p99, mean)
+    values = _quantile_curve(z, med, p99, gamma)
     return SyntheticTrace(np.arange(n) / k, values, float(values.mean()), float(np.median(values)),
                           float(np.quantile(values, 0.99)))
