@@ -184,7 +184,18 @@ PLANTED_CH4 = [
     ("q4", "q4_availability = 0.5", "all_up_as_per_host", "ch4-redundancy"),
     ("q4", "q4_availability = 1 - 0.5 / 1024", "linear_availability", "ch4-redundancy"),
     ("q5", "q5_uplinks, q5_tolerated = 22, 2", "floor_uplinks", "ch4-redundancy"),
-    ("q6", "q6_first_moe = 'rail_only'", "moe_ignored", "ch4-choose"),
+    ("q3", "def simulated_idle(links, flows, trials, seed=0):\n"
+           "    return links * (1 - 1 / links) ** flows", "formula_not_simulation", "ch4-hashing"),
+    ("q3", "def simulated_idle(links, flows, trials, seed=0):\n"
+           "    picks = np.random.default_rng(0).integers(0, links, size=(trials, flows))\n"
+           "    return float(np.mean([links - len(set(row)) for row in picks]))", "seed_ignored", "ch4-hashing"),
+    ("q6", "q6_leaders_moe = ('rail_only',)", "moe_ignored", "ch4-choose"),
+    ("q6", "q6_leaders_moe = ('hpn',)", "tie_broken_by_order", "ch4-choose"),
+    ("q6", "q6_rail_only_at_50 = (0, 0)", "tie_broken_by_order", "ch4-choose"),
+    ("q6", "def leaders(scores):\n    return (max(scores, key=scores.get),)", "tie_broken_by_order", "ch4-choose"),
+    ("q6", "def tally(rules):\n    out = {}\n    for pattern, points, _ in rules:\n"
+           "        out[pattern] = out.get(pattern, 0) + points\n    return out", "untouched_pattern_missing",
+     "ch4-choose"),
 ]
 
 PLANTED_CH5 = [

@@ -5,7 +5,9 @@ import math
 
 import pytest
 
-from clustermath.fabric_designs.choice import DEFAULTS, choose_fabric, rail_only_ever_first, rank_after_each_change
+from clustermath.fabric_designs.choice import (
+    DEFAULTS, PATTERNS, choose_fabric, decision_summary, leaders_of, rail_only_leads, rank_after_each_change,
+)
 from clustermath.fabric_designs.designs import (
     DESIGNS, MATRIX_ROWS, TABLE2_STATED, clos_max_gpus, clos_ports, clos_switches, clos_tiers, hpn_scale,
     megascale_tor_set, meta_zone, spine_cost, table2_row, tiers_for, tpu_v4_machine,
@@ -27,19 +29,28 @@ def test_matrix_has_every_row_for_every_design():
 def test_hpn_chain_at_51_2t_and_102_4t():
     s = hpn_scale()
     assert (s.gpus_per_tor, s.gpus_per_tor_pair, s.gpus_per_segment) == (64, 128, 1024)
+    assert (s.gpus_plain_pod, s.gpus_dual_tor_pod) == (2048, 4096)  # HPN's "2K" and "4K"
     assert (s.gpus_dual_plane, s.gpus_per_pod, s.gpus_per_building) == (8192, 15360, 15000)
-    assert s.binding == "switch ports"  # 18.4 MW is inside the 5% slack of one 18 MW building
+    assert (s.agg_down_ports, s.agg_up_ports, s.core_ports_freed_pct, s.agg_ports_moved_pct) == (120, 8, 87.5, 43.75)
     big = hpn_scale(102.4, 400)
-    assert (big.gpus_per_tor_pair, big.gpus_per_segment, big.gpus_per_pod) == (256, 2048, 30720)
-    assert big.pod_power_mw == pytest.approx(36.864) and big.binding == "building power"
-    assert hpn_scale(102.4, 800).gpus_per_pod == hpn_scale(51.2, 400).gpus_per_pod  # 800G halves it back
+    # every tier built from the 102.4T chip: 240 ports down reach 30 segments, not the source's 15
+    assert (big.gpus_per_tor_pair, big.gpus_per_segment, big.segments_per_pod) == (256, 2048, 30)
+    assert big.gpus_per_pod == 61440 and big.pod_power_mw == pytest.approx(73.728)
+    as_source = hpn_scale(102.4, 400, segments=15)
+    assert as_source.gpus_per_pod == 30720 and as_source.pod_power_mw == pytest.approx(36.864)
+    assert hpn_scale(102.4, 800).gpus_per_pod == big.gpus_per_pod // 2  # 800G halves it
+    assert hpn_scale(51.2, 800).gpus_per_pod == s.gpus_per_pod // 2
+    assert hpn_scale(core_ratio=1).core_ports_freed_pct == 0.0  # 1:1 turns no port down
 
 
-def test_hpn_binding_at_the_slack_edge():
-    # exactly 5% over one building still counts as sized to it
-    s = hpn_scale(building_mw=15360 * 1.2 / 1000 / 1.05)
-    assert s.binding == "switch ports"
-    assert hpn_scale(building_mw=17.0).binding == "building power"
+def test_hpn_binding_has_no_slack():
+    # HPN's own pod at the rounded 1.2 kW draws 18.432 MW: over one 18 MW building, so power binds
+    s = hpn_scale()
+    assert s.buildings_needed == pytest.approx(1.024) and s.binding == "building power"
+    # at exactly one building's power the ports still bind; one watt more and the building does
+    assert hpn_scale(building_mw=18.432).binding == "switch ports"
+    assert hpn_scale(building_mw=18.431999).binding == "building power"
+    assert hpn_scale(51.2, 800).binding == "switch ports"
 
 
 def test_other_scale_units():
@@ -132,15 +143,17 @@ def test_headroom_dual_tor_budget():
     assert (d.host_ports, d.loss_one_link_pct, d.backup_gpus) == (16, 6.25, 64)
     b = interruption_budget()
     assert b.spacing_h == pytest.approx(2.7811, abs=1e-4) and b.per_interruption_min == pytest.approx(16.69, abs=0.01)
+    assert b.lost_allowed_min == pytest.approx(7776) and b.lost_allowed_min == pytest.approx(60 * b.lost_allowed_h)
     assert interruption_budget(effective_pct=100).per_interruption_min == 0.0
 
 
 def test_decision_procedure():
     c = choose_fabric()
     assert c.last == "rail_only"
-    assert ("gpus_3y", 65536, 1) in rank_after_each_change("rail_only")
-    assert ("can_fork", True, 1) in rank_after_each_change("meta")
-    assert not rail_only_ever_first(50.0)
+    assert ("gpus_3y", 65536, 1, 0) in rank_after_each_change("rail_only")  # first, alone
+    assert ("can_fork", True, 1, 0) in rank_after_each_change("meta")
+    lead = rail_only_leads(50.0)
+    assert (lead.combinations, lead.alone, lead.shared) == (3840, 0, 96)
     assert choose_fabric(**{**DEFAULTS, "moe_pct": 10.0}).scores["rail_only"] == c.scores["rail_only"] - 4
     assert choose_fabric(**{**DEFAULTS, "moe_pct": 9.99}).scores["rail_only"] == c.scores["rail_only"]
 
@@ -203,3 +216,91 @@ def test_link_loads():
     assert ecmp.sum() == 16 and (ecmp == 0).sum() > 0
     assert (link_loads(16, 16, spray=True) == 1.0).all()
     assert link_loads(4, 0).sum() == 0
+
+
+# -- ties in the decision procedure: shown as ties, never settled by the order of PATTERNS -------------
+
+def test_defaults_tie_hpn_and_torus_for_first():
+    c = choose_fabric()
+    assert c.scores == {"meta": 1, "hpn": 2, "torus": 2, "rail_only": 0}
+    assert c.leaders == ("hpn", "torus") and c.first is None  # no pattern is first alone
+    assert c.trailers == ("rail_only",) and c.last == "rail_only"
+    assert (c.rank("hpn"), c.rank("torus"), c.rank("meta"), c.rank("rail_only")) == (1, 1, 3, 4)
+
+
+def test_leaders_keep_every_tied_pattern_whatever_the_order():
+    assert leaders_of({"meta": 0, "hpn": 0, "torus": -1, "rail_only": 0}) == ("meta", "hpn", "rail_only")
+    assert leaders_of({"meta": -5, "hpn": -5, "torus": -5, "rail_only": -5}) == PATTERNS
+    assert leaders_of({"meta": 1, "hpn": 0, "torus": 0, "rail_only": 0}) == ("meta",)
+
+
+def test_exercise_6_case_ties_hpn_and_rail_only_at_20_percent_moe():
+    case = dict(gpus_now=16_384, gpus_3y=131_072, power_mw=200.0, shared_hosts=False, own_stack=False,
+                can_fork=False, cost_sensitive=True, chip_tbps=51.2)
+    dense, moe = choose_fabric(**case, moe_pct=0.0), choose_fabric(**case, moe_pct=20.0)
+    assert dense.first == "rail_only" and dense.scores["rail_only"] - dense.scores["hpn"] == 4
+    assert moe.leaders == ("hpn", "rail_only") and moe.first is None and moe.scores["hpn"] == 0
+
+
+def test_three_way_ties_are_reported_with_their_size():
+    rows = {(n, v): (rank, tied) for n, v, rank, tied in rank_after_each_change("meta")}
+    assert rows[("gpus_now", 16_384)] == (1, 2) and rows[("gpus_3y", 24_576)] == (1, 2)
+    assert rows[("can_fork", True)] == (1, 0)
+
+
+def test_decision_summary_names_a_tie_as_a_tie():
+    s = decision_summary()
+    assert s.first == "tie: HPN-style dual-plane = torus + OCS" and s.last == "rail-only"
+    assert s.risk_of_first.count(" | ") == 1
+    assert decision_summary(gpus_3y=65_536).first == "rail-only"
+
+
+def test_the_decision_panel_marks_every_tied_bar():
+    """The picture: each tied leader coloured as a leader and labelled "tie"; the text names them all."""
+    from clustermath.views import fabric_designs as views
+    from clustermath.views.base import CORRECT_COLOUR, LIMIT_COLOUR
+    from matplotlib.colors import to_hex
+    from matplotlib.figure import Figure
+
+    ax = Figure(figsize=(6.4, 3.6)).add_subplot()
+    update = views.view_decision(ax)
+    update({**DEFAULTS})
+    bars = {p: b for p, b in zip(PATTERNS, ax.patches)}
+    assert to_hex(bars["hpn"].get_facecolor()) == to_hex(bars["torus"].get_facecolor()) == to_hex(CORRECT_COLOUR)
+    assert to_hex(bars["rail_only"].get_facecolor()) == to_hex(LIMIT_COLOUR)
+    labels = [t.get_text() for t in ax.texts]
+    assert "+2  tie" in labels and labels.count("+2  tie") == 2 and "+0" in labels
+    text = "\n".join(labels)
+    assert "tied first at +2: HPN-style dual-plane, torus + OCS (no rule breaks the tie)" in text
+    update({**DEFAULTS, "gpus_3y": 65_536})  # rail-only first alone; Meta-style and torus tie for last
+    labels = [t.get_text() for t in ax.texts]
+    assert "+2" in labels and labels.count("-1  tie") == 2 and any("first: rail-only" in x for x in labels)
+
+
+def test_the_decision_table_and_texts_name_ties():
+    from clustermath.views import fabric_designs as views
+    assert "tie: HPN-style dual-plane = torus + OCS" in views.decision_explorer().report()
+    moves = views.moves_text("meta")
+    assert "GPUs today → 16,384: first, tied with 2 other patterns" in moves
+    assert "team can change hash and library → yes: first, alone" in moves
+
+
+def test_checkpoint_burst():
+    from clustermath.fabric_designs.designs import checkpoint_burst
+    b = checkpoint_burst(16_000, 4, 10)
+    assert (b.total_tb, b.rate_tbytes_per_s) == (64.0, 6.4) and b.pause_at_7tb_s == pytest.approx(64 / 7)
+    assert checkpoint_burst(0, 4, 1).total_tb == 0.0
+    with pytest.raises(ValueError, match="^pause_s "):
+        checkpoint_burst(10, 1, 0)
+
+
+def test_queue_stepper_caps_each_port():
+    from clustermath.fabric_designs.incast import queue_at
+    start, mid, end = queue_at(0), queue_at(10), queue_at(80)
+    assert (start.deep_mb, start.shallow_paused, start.rate_cut) == (0.0, False, False)
+    assert mid.deep_mb == pytest.approx(7.5) and mid.shallow_mb == 0.78125 and mid.shallow_paused
+    assert mid.admission_mb == pytest.approx(1.1)
+    assert end.deep_mb == pytest.approx(54.0) and end.rate_cut and queue_at(72).rate_cut
+    assert not queue_at(71.9).rate_cut
+    with pytest.raises(ValueError, match="^time_us "):
+        queue_at(-1)

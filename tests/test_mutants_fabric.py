@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import pytest
 
-from clustermath.fabric_designs.choice import DEFAULTS, choose_fabric, rail_only_ever_first, rank_after_each_change
+from clustermath.fabric_designs.choice import DEFAULTS, choose_fabric, rail_only_leads, rank_after_each_change
 from clustermath.fabric_designs.designs import (
-    clos_max_gpus, clos_ports, clos_switches, clos_tiers, hpn_scale, megascale_tor_set, meta_zone, spine_cost,
-    table2_row, tier_counts, tiers_for, tpu_v4_machine, transfer_step,
+    checkpoint_burst, clos_max_gpus, clos_ports, clos_switches, clos_tiers, hpn_scale, megascale_tor_set, meta_zone,
+    spine_cost, table2_row, tier_counts, tiers_for, tpu_v4_machine, transfer_step,
 )
-from clustermath.fabric_designs.incast import bdp_bytes, ecn_bound, incast, queue_trace
-from clustermath.fabric_designs.load_balance import expected_idle, hash_flows, link_loads, polarized_loads, queue_reduction_pct
+from clustermath.fabric_designs.incast import bdp_bytes, ecn_bound, incast, queue_at, queue_trace
+from clustermath.fabric_designs.load_balance import (
+    expected_idle, hash_flows, link_loads, polarized_loads, queue_reduction_pct,
+)
 from clustermath.fabric_designs.redundancy import (
     dual_tor, failure_step, host_availability_for, interruption_budget, slice_goodput, slice_intact,
     uplink_headroom,
@@ -25,8 +27,8 @@ from argument_errors import assert_errors_name_their_argument
 N, W = "a number in", "a whole number in"
 MESSAGES = [
     (bdp_bytes, dict(port_gbps=400, rtt_us=22),
-     dict(port_gbps=f"{N} [0, inf) Gb/s", rtt_us=f"{N} [0, inf) µs")),
-    (incast, {}, dict(senders=f"{W} 0..inf senders", port_gbps=f"{N} [0, inf) Gb/s", rtt_us=f"{N} [0, inf) µs",
+     dict(port_gbps=f"{N} [0, inf) Gbps", rtt_us=f"{N} [0, inf) µs")),
+    (incast, {}, dict(senders=f"{W} 0..inf senders", port_gbps=f"{N} [0, inf) Gbps", rtt_us=f"{N} [0, inf) µs",
                       notify_us=f"{N} [0, inf) µs", chip_mb=f"{N} [0, inf) MB", chip_ports=f"{W} 1..inf ports",
                       deep_ms=f"{N} [0, inf) ms")),
     (queue_trace, {}, dict(senders=f"{W} 0..inf senders", cap_mb=f"{N} [0, inf] MB", points=f"{W} 2..inf")),
@@ -48,11 +50,16 @@ MESSAGES = [
                         backup_ports_per_tor=f"{W} 0..inf ports")),
     (interruption_budget, {}, dict(effective_pct=f"{N} [0, 100] %")),
     (failure_step, {}, dict(design=f"{W} 0..3", step=f"{W} 0..3")),
-    (hpn_scale, {}, dict(chip_tbps=f"{N} (0, inf) Tb/s", nic_gbps=f"{W} 1..inf Gb/s", rails=f"{W} 1..inf",
-                         core_ratio=f"{W} 1..inf", building_mw=f"{N} [0, inf) MW", kw_per_gpu=f"{N} (0, inf) kW")),
+    (hpn_scale, {}, dict(chip_tbps=f"{N} (0, inf) Tbps", nic_gbps=f"{W} 1..inf Gbps", rails=f"{W} 1..inf",
+                         core_ratio=f"{W} 1..inf", segments=f"{W} 0..inf", building_mw=f"{N} (0, inf) MW",
+                         kw_per_gpu=f"{N} (0, inf) kW")),
+    (checkpoint_burst, dict(gpus=16_000, gb_per_gpu=4, pause_s=10),
+     dict(gpus=f"{W} 0..inf GPUs", gb_per_gpu=f"{N} [0, inf) GB", pause_s=f"{N} (0, inf) s")),
+    (queue_at, {}, dict(time_us=f"{N} [0, inf) µs", senders=f"{W} 0..inf senders", port_gbps=f"{N} [0, inf) Gbps",
+                        rtt_us=f"{N} [0, inf) µs", notify_us=f"{N} [0, inf) µs")),
     (meta_zone, {}, dict(racks=f"{W} 1..inf", gpus_per_rack=f"{W} 1..inf", pods=f"{W} 1..inf")),
-    (megascale_tor_set, {}, dict(chip_tbps=f"{N} (0, inf) Tb/s", tors=f"{W} 1..inf", gpus_per_server=f"{W} 1..inf",
-                                 split_gbps=f"{W} 1..400 Gb/s")),
+    (megascale_tor_set, {}, dict(chip_tbps=f"{N} (0, inf) Tbps", tors=f"{W} 1..inf", gpus_per_server=f"{W} 1..inf",
+                                 split_gbps=f"{W} 1..400 Gbps")),
     (tpu_v4_machine, {}, dict(ocs_count=f"{W} 0..inf", ocs_ports=f"{W} 1..inf", faces=f"{W} 1..inf",
                               links_per_face=f"{W} 1..inf", chips_per_cube=f"{W} 1..inf",
                               chips_per_host=f"{W} 1..inf")),
@@ -63,8 +70,8 @@ MESSAGES = [
     (table2_row, dict(gpus=32_768, radix=128),
      dict(gpus=f"{W} 1..inf GPUs", radix=f"{W} 4..inf ports", hb_domain=f"{W} 1..inf GPUs")),
     (spine_cost, {}, dict(clos_switches=f"{W} 0..inf", rail_switches=f"{W} 0..1,280", radix=f"{W} 1..inf ports")),
-    (tiers_for, dict(gpus=100), dict(gpus=f"{W} 0..inf GPUs", chip_tbps=f"{N} (0, inf) Tb/s",
-                                     nic_gbps=f"{W} 1..inf Gb/s")),
+    (tiers_for, dict(gpus=100), dict(gpus=f"{W} 0..inf GPUs", chip_tbps=f"{N} (0, inf) Tbps",
+                                     nic_gbps=f"{W} 1..inf Gbps")),
     (tier_counts, dict(gpus=100), dict(gpus=f"{W} 0..inf GPUs")),
     (transfer_step, {}, dict(pattern=f"{W} 0..3", step=f"{W} 0..8")),
     (choose_fabric, {}, dict(gpus_now=f"{W} 1..inf GPUs", gpus_3y=f"{W} 1..inf GPUs", power_mw=f"{N} (0, inf) MW",
@@ -94,15 +101,22 @@ def test_hpn_scale_every_field_at_51_2t():
 def test_hpn_scale_follows_every_input():
     s = hpn_scale(102.4, 200, rails=4, core_ratio=3, building_mw=10, kw_per_gpu=2.0)
     assert (s.radix, s.gpus_per_tor, s.gpus_per_tor_pair, s.gpus_per_segment) == (256, 256, 512, 2_048)
-    assert (s.segments_single_plane, s.segments_dual_plane, s.segments_per_pod) == (16, 32, 24)
-    assert (s.gpus_dual_plane, s.gpus_per_pod, s.gpus_per_building) == (65_536, 49_152, 5_000)
-    assert s.pod_power_mw == pytest.approx(98.304) and s.buildings_needed == pytest.approx(9.8304)
+    # 3:1 toward the core: 192 of 256 aggregation ports down, 4 ToRs a segment per plane: 48 segments
+    assert (s.segments_single_plane, s.segments_dual_plane, s.segments_per_pod) == (16, 32, 48)
+    assert (s.agg_down_ports, s.agg_up_ports, s.core_ports_freed_pct, s.agg_ports_moved_pct) == (192, 64, 50.0, 25.0)
+    assert (s.gpus_plain_pod, s.gpus_dual_tor_pod) == (16_384, 32_768)
+    assert (s.gpus_dual_plane, s.gpus_per_pod, s.gpus_per_building) == (65_536, 98_304, 5_000)
+    assert s.pod_power_mw == pytest.approx(196.608) and s.buildings_needed == pytest.approx(19.6608)
     assert s.binding == "building power"
+    assert hpn_scale(102.4, 200, rails=4, core_ratio=3, segments=2).gpus_per_pod == 4_096
 
 
 def test_hpn_scale_degenerate_building_and_rounding():
-    none = hpn_scale(building_mw=0)
-    assert none.gpus_per_building == 0 and none.buildings_needed == float("inf") and none.binding == "building power"
+    with pytest.raises(ValueError, match=r"^building_mw "):
+        hpn_scale(building_mw=0)
+    tiny = hpn_scale(building_mw=0.001)
+    assert tiny.gpus_per_building == 0 and tiny.binding == "building power"
+    assert hpn_scale(segments=0).gpus_per_pod == 0 and hpn_scale(segments=0).binding == "switch ports"
     # 2.2 MW / 1.1 kW is 1999.9999999999998 in floating point: still 2,000 GPUs
     assert hpn_scale(building_mw=2.2, kw_per_gpu=1.1).gpus_per_building == 2_000
 
@@ -126,7 +140,7 @@ def test_other_scale_units_follow_their_inputs():
     with pytest.raises(ValueError, match=r"^chip_tbps must give at least one downlink, got 0.4$"):
         megascale_tor_set(0.4)
     # a 400G port split into links faster than itself was blamed on chip_tbps; it is split_gbps's error
-    with pytest.raises(ValueError, match=r"^split_gbps must be a whole number in 1..400 Gb/s, got 800$"):
+    with pytest.raises(ValueError, match=r"^split_gbps must be a whole number in 1..400 Gbps, got 800$"):
         megascale_tor_set(0.8, 1, 1, 800)
     assert megascale_tor_set(0.8, 1, 1, 400) == (1, 1)
     assert tpu_v4_machine(10, 20, 2, 5, 3, 2) == (20, 60, 30)
@@ -168,7 +182,7 @@ def test_spine_cost_follows_its_inputs():
 def test_tiers_for_and_tier_counts():
     assert tiers_for(100, 1.6, 400) == 6 and tiers_for(10, 1.6, 400) == 3  # radix 4 exactly: allowed
     assert tiers_for(200, 51.2, 800) == 2 and tiers_for(10_000, 51.2, 100) == 2
-    with pytest.raises(ValueError, match=r"^nic_gbps must leave a radix of at least 4 ports, got 400 on 1.2 Tb/s$"):
+    with pytest.raises(ValueError, match=r"^nic_gbps must leave a radix of at least 4 ports, got 400 on 1.2 Tbps$"):
         tiers_for(10, 1.2, 400)
     # each count at a GPU number where that generation's radix is exactly enough or one short
     rows = {g: tuple(vars(tier_counts(g)).values()) for g in (100, 2_000, 8_000, 8_400, 32_500, 33_000)}
@@ -216,7 +230,8 @@ def test_defaults_fire_four_rules_and_ties_keep_the_pattern_order():
         ("torus", 2, "fits one torus machine (4,096 chips) and you own the stack"),
         ("meta", -1, "no team to change hash and library: QP scaling is out of reach"))
     assert c.scores == {"meta": 1, "hpn": 2, "torus": 2, "rail_only": 0}
-    assert c.ranking == ("hpn", "torus", "meta", "rail_only") and (c.first, c.last) == ("hpn", "rail_only")
+    assert c.ranking == ("hpn", "torus", "meta", "rail_only") and (c.first, c.last) == (None, "rail_only")
+    assert c.leaders == ("hpn", "torus")  # a tie for first: the order of PATTERNS decides nothing
     assert (c.target_gpus, c.building_gpus) == (1_024, 66_666)
 
 
@@ -226,9 +241,10 @@ def test_every_other_rule_with_its_reason():
     assert c.rules == (
         ("hpn", 2, "fits one 102.4T segment (2,048 GPUs): one hop per rail"),
         ("meta", 2, "fits one full-bisection Meta pod (3,072 GPUs)"),
-        ("torus", -3, "a torus assumes one owner for chip, compiler, scheduler and switch"),
-        ("hpn", 1, "target exceeds one building (1,000 GPUs at 1.2 kW): a thin core across buildings"),
-        ("rail_only", -1, "every rail would span buildings (fibres over 100 m)"),
+        ("torus", -3, "a torus needs one organisation to own chip, compiler, scheduler and switches"),
+        ("hpn", 1, "target exceeds one building (1,000 GPUs at 1.2 kW): HPN's pod is one building, and only "
+                   "pipeline traffic crosses its 15:1 core"),
+        ("rail_only", -1, "every rail would span buildings (fibres beyond 100 m rule out multi-mode optics)"),
         ("rail_only", -4, "MoE share 10% ≥ 10%: all-to-all needs paths between rails"),
         ("torus", -2, "MoE all-to-all must cross the mesh"),
         ("rail_only", -4, "shared hosts: one tenant cannot relay over another's NVLink"),
@@ -278,25 +294,30 @@ def test_workload_and_team_rules_at_their_thresholds():
 
 
 def test_rank_after_each_change_lists_every_other_value_once():
+    # (input, value, competition rank, patterns tied with rail-only at that score)
     assert rank_after_each_change("rail_only") == [
-        ("gpus_now", 4_096, 4), ("gpus_now", 8_192, 3), ("gpus_now", 16_384, 3), ("gpus_3y", 4_096, 4),
-        ("gpus_3y", 16_384, 3), ("gpus_3y", 24_576, 3), ("gpus_3y", 65_536, 1), ("gpus_3y", 131_072, 2),
-        ("power_mw", 10.0, 4), ("power_mw", 20.0, 4), ("power_mw", 40.0, 4), ("power_mw", 200.0, 4),
-        ("moe_pct", 5.0, 4), ("moe_pct", 20.0, 4), ("moe_pct", 50.0, 4), ("shared_hosts", True, 4),
-        ("own_stack", False, 3), ("can_fork", True, 4), ("cost_sensitive", True, 3), ("chip_tbps", 102.4, 4)]
+        ("gpus_now", 4_096, 3, 1), ("gpus_now", 8_192, 2, 1), ("gpus_now", 16_384, 1, 2), ("gpus_3y", 4_096, 3, 1),
+        ("gpus_3y", 16_384, 1, 2), ("gpus_3y", 24_576, 1, 2), ("gpus_3y", 65_536, 1, 0), ("gpus_3y", 131_072, 1, 1),
+        ("power_mw", 10.0, 4, 0), ("power_mw", 20.0, 4, 0), ("power_mw", 40.0, 4, 0), ("power_mw", 200.0, 4, 0),
+        ("moe_pct", 5.0, 4, 0), ("moe_pct", 20.0, 4, 0), ("moe_pct", 50.0, 4, 0), ("shared_hosts", True, 4, 0),
+        ("own_stack", False, 3, 0), ("can_fork", True, 4, 0), ("cost_sensitive", True, 2, 1),
+        ("chip_tbps", 102.4, 4, 0)]
     moved = rank_after_each_change("meta", can_fork=True)
-    assert ("can_fork", False, 3) in moved and not [r for r in moved if r[:2] == ("can_fork", True)]
+    assert ("can_fork", False, 3, 0) in moved and not [r for r in moved if r[:2] == ("can_fork", True)]
 
 
 def test_rail_only_can_come_first_without_moe():
-    assert rail_only_ever_first(0.0)
+    lead = rail_only_leads(0.0)
+    assert lead.alone > 0 and lead.combinations == 3_840
+    assert rail_only_leads(9.99).alone == lead.alone  # the MoE rule starts at 10%
+    assert rail_only_leads(10.0).alone == 0
 
 
 def test_decision_summary_flattens_the_choice():
     from clustermath.fabric_designs.choice import decision_summary
     s = decision_summary()
     assert (s.target_gpus, s.building_gpus, s.meta, s.hpn, s.torus, s.rail_only) == (1_024, 66_666, 1, 2, 2, 0)
-    assert (s.first, s.last) == ("HPN-style dual-plane", "rail-only")
+    assert (s.first, s.last) == ("tie: HPN-style dual-plane = torus + OCS", "rail-only")
     assert s.risk_of_first.startswith("one tier holds 1,024 GPUs")
     assert decision_summary(gpus_3y=65_536).first == "rail-only"
 
@@ -522,7 +543,7 @@ def test_unit_conversions_are_exact():
 
 
 def test_whole_ports_servers_and_switches():
-    # 51.76 Tb/s is 129.4 ports of 400G: 129 whole ports, 64 of them down, 128 servers at 200G
+    # 51.76 Tbps is 129.4 ports of 400G: 129 whole ports, 64 of them down, 128 servers at 200G
     assert megascale_tor_set(51.76, 1, 1, 200) == (128, 128)
     # a 400G port split into 300G links serves one server per whole link: 32 × 400 // 300 = 42
     servers, gpus = megascale_tor_set(25.6, 8, 8, 300)
@@ -549,23 +570,24 @@ def test_a_share_is_never_above_100_percent():
 
 
 def test_default_core_ratio_and_ocs_ports():
-    # a 13.6T chip (34 ports): 31 of 34 down at 15:1 gives 14 segments (16:1 would give 32 down and 15)
-    assert hpn_scale(13.6).segments_per_pod == 14
+    # a 13.6T chip (34 ports): 31 of 34 down at 15:1 gives 3 segments of 8 ToRs (16:1: 32 down, 4 segments)
+    assert hpn_scale(13.6).segments_per_pod == 3 and hpn_scale(13.6, core_ratio=16).segments_per_pod == 4
     assert tpu_v4_machine(96) == (128, 8_192, 2_048)  # twice the OCSes of 128 ports: twice the cubes
 
 
 def test_hpn_scale_counts_are_whole_numbers():
     s = hpn_scale(10.0, 400, rails=5)  # 25 ports: odd, and 5 rails divide nothing evenly
     counts = ("radix", "gpus_per_tor", "gpus_per_tor_pair", "gpus_per_segment", "segments_single_plane",
-              "segments_dual_plane", "segments_per_pod", "gpus_dual_plane", "gpus_per_pod", "gpus_per_building")
+              "segments_dual_plane", "segments_per_pod", "gpus_dual_plane", "gpus_per_pod", "gpus_per_building",
+              "gpus_plain_pod", "gpus_dual_tor_pod", "agg_down_ports", "agg_up_ports")
     assert all(type(getattr(s, name)) is int for name in counts), {n: getattr(s, n) for n in counts}
     assert (s.gpus_per_tor, s.segments_single_plane, s.segments_dual_plane) == (12, 1, 2)
-    # the generation is the radix over 128 (a 51.2T chip): 15 ports, 14 down, 14 × 128 / 15 / 8 = 14.9 segments
-    assert hpn_scale(6.0).segments_per_pod == 14 and hpn_scale(204.8).radix == 512
+    # 15 ports, 14 down at 15:1: 14 // 8 = 1 segment of 8 ToRs
+    assert hpn_scale(6.0).segments_per_pod == 1 and hpn_scale(204.8).radix == 512
 
 
 def test_tiers_for_a_radix_of_two_thousand():
-    # 1 Gb/s ports on a 2 Tb/s chip: radix 2,000, so 2,000 GPUs take one tier and 2,001 take two
+    # 1 Gbps ports on a 2 Tbps chip: radix 2,000, so 2,000 GPUs take one tier and 2,001 take two
     assert tiers_for(2_000, 2.0, 1) == 1 and tiers_for(2_001, 2.0, 1) == 2
 
 

@@ -124,8 +124,8 @@ WORDS: dict[str, str] = {
     "dp_groups": "data-parallel groups",
     "dp_groups_crossing": "data-parallel groups over the network",
     # chapter 4: scale units (Panel 13.1) and Table II (Panel 13.2)
-    "chip_tbps": "switch chip (Tb/s)",
-    "nic_gbps": "NIC per GPU (Gb/s)",
+    "chip_tbps": "switch chip (Tbps)",
+    "nic_gbps": "NIC per GPU (Gbps)",
     "radix": "switch radix (ports)",
     "gpus_per_tor": "GPUs under one ToR, plain Clos",
     "gpus_per_tor_pair": "GPUs under one dual-ToR pair",
@@ -133,8 +133,14 @@ WORDS: dict[str, str] = {
     "segments_single_plane": "segments at 1:1, single plane",
     "segments_dual_plane": "segments at 1:1, dual plane",
     "segments_per_pod": "segments per pod at 15:1",
+    "gpus_plain_pod": "GPUs per pod, plain Clos (one ToR per NIC)",
+    "gpus_dual_tor_pod": "GPUs per pod at 1:1, dual-ToR, single plane",
     "gpus_dual_plane": "GPUs per pod at 1:1, dual plane",
     "gpus_per_pod": "GPUs per pod at 15:1",
+    "agg_down_ports": "aggregation ports facing segments at 15:1",
+    "agg_up_ports": "aggregation ports facing the core at 15:1",
+    "core_ports_freed_pct": "core-facing ports turned to face segments (%)",
+    "agg_ports_moved_pct": "the same, as a share of all aggregation ports (%)",
     "pod_power_mw": "pod power at 1.2 kW per GPU (MW)",
     "gpus_per_building": "GPUs one 18 MW building powers",
     "buildings_needed": "buildings the pod needs",
@@ -153,7 +159,7 @@ WORDS: dict[str, str] = {
     "power_removed_mw": "power removed (MW)",
     # chapter 4: incast (Panel 13.3)
     "senders": "senders",
-    "port_gbps": "port speed (Gb/s)",
+    "port_gbps": "port speed (Gbps)",
     "rtt_us": "round trip (µs)",
     "excess_senders": "senders beyond what the port drains",
     "excess_gbytes_per_s": "excess arrival rate (GB/s)",
@@ -165,7 +171,7 @@ WORDS: dict[str, str] = {
     "fits_shallow_chip": "fits a shallow chip's whole buffer",
     "deep_per_port_mb": "deep chassis: buffer per port (MB)",
     "fits_deep_port": "fits a deep chassis's port",
-    "admission_bound_mb": "receiver-driven admission: queue bound (MB)",
+    "admission_bound_mb": "receiver-driven admission: queue bound, assumed one BDP (MB)",
     # chapter 4: hashing (Panel 13.4)
     "links": "uplinks",
     "flows": "flows",
@@ -185,11 +191,12 @@ WORDS: dict[str, str] = {
     "ocs_pct": "useful share, with the optical switch (%)",
     "ocs_one_slice_pct": "chance one slice can be built, optical switch (%)",
     # chapter 4: traffic by parallelism (Panel 13.6)
-    "tp_bytes_per_gpu": "tensor-parallel traffic per GPU per step (GB)",
-    "pp_bytes_per_gpu": "pipeline traffic per GPU per step (GB)",
-    "dp_bytes_per_gpu": "data-parallel traffic per GPU per step (GB)",
+    "tp_bytes_per_gpu": "tensor parallel: bytes a GPU sends per step (GB)",
+    "pp_bytes_per_gpu": "pipeline: bytes a GPU sends per step, both directions (GB)",
+    "dp_bytes_per_gpu": "data parallel: bytes a GPU sends per step (GB)",
     "dp_reduce_bytes_per_gpu": "of which the gradient reduce-scatter (GB)",
     # chapter 4: the decision procedure (Panel 13.7)
+    "gpus_now": "GPUs today",
     "gpus_3y": "GPUs in three years",
     "power_mw": "building power (MW)",
     "moe_pct": "MoE share (%)",
@@ -203,8 +210,8 @@ WORDS: dict[str, str] = {
     "hpn": "score: dual-plane (HPN)",
     "torus": "score: torus (TPU v4)",
     "rail_only": "score: rail-only",
-    "first": "ranked first",
-    "last": "ranked last",
+    "first": "ranked first (a tie names every pattern in it)",
+    "last": "ranked last (a tie names every pattern in it)",
     # chapter 4: tiers (Panel 13.8)
     "chip_51t_nic_400g": "tiers: 51.2T chip, 400G NIC",
     "chip_51t_nic_800g": "tiers: 51.2T chip, 800G NIC",
@@ -223,6 +230,13 @@ WORDS: dict[str, str] = {
     "job_speed_pct": "job speed (% of healthy)",
     "running": "job running",
     "where_it_goes": "where the traffic or the work goes",
+    # chapter 4: the incast stepper (Animation 13.2)
+    "time_us": "time since the burst began (µs)",
+    "deep_mb": "queue, receiver behind a deep chassis (MB)",
+    "shallow_mb": "queue, single-chip rack switch (MB)",
+    "shallow_paused": "single chip pausing the senders (PFC)",
+    "admission_mb": "queue, receiver-driven admission (MB)",
+    "rate_cut": "first rate cut has taken effect",
 }
 """Every identifier a reader meets in a control or a table, in words with its unit."""
 

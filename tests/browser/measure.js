@@ -122,6 +122,27 @@
     }
   });
 
+  // ---- code inputs wider than their box, left unfolded: the reader meets a cut line ----
+  // A code cell's input scrolls sideways when a line is longer than the column (the clipping
+  // check above accepts a scroll area); here any such input a reader sees without opening it
+  // counts. A folded input (hide-input or hide-cell: inside a closed <details>) is not counted:
+  // Chromium still lays out a closed <details>' content (content-visibility), so shown() alone
+  // would count it.
+  const folded = el => {
+    for (let d = el.closest('details'); d; d = d.parentElement && d.parentElement.closest('details'))
+      if (!d.open) return true;
+    return false;
+  };
+  const codeClipped = [];
+  main.querySelectorAll('div.cell_input pre').forEach(pre => {
+    if (!shown(pre) || folded(pre) || pre.scrollWidth <= pre.clientWidth + 1) return;
+    const lines = (pre.textContent || '').split('\n');
+    const longest = lines.reduce((a, b) => (b.length > a.length ? b : a), '');
+    codeClipped.push({section: sectionOf(pre), width: Math.round(pre.clientWidth),
+                      content: Math.round(pre.scrollWidth), chars: longest.length,
+                      line: longest.trim().slice(0, 70)});
+  });
+
   // ---- raw MyST or TeX markup left in the text ----
   const RAW = [
     [/\$\$|\\\(|\\\)|\\\[|\\\]/, 'TeX delimiter'],
@@ -172,5 +193,5 @@
                             widget: !!t.closest('.widget-subarea')});
   });
 
-  return {vw, explorers, clipped, raw, tables};
+  return {vw, explorers, clipped, codeClipped, raw, tables};
 }

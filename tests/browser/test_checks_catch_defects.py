@@ -11,7 +11,7 @@ check gets a two-page site with a missing file and a missing anchor.
 Each planted defect is one the reader review found or one a check names:
 a console error, a request to the internet, raw MyST and TeX in the prose,
 a formula MathJax cannot parse,
-a code output cut off without a scrollbar, a table with 1 px padding, pale grey text on
+a code output cut off without a scrollbar, an unfolded code line wider than its column, a table with 1 px padding, pale grey text on
 white (axe's color-contrast, serious), an image without alt text (axe-core's image-alt, critical), explorer controls
 pushed off the screen, a navigation drawer whose button opens nothing (phone
 width), and static explorers whose controls move with no kernel and no note
@@ -30,6 +30,7 @@ from test_links import broken_links
 from test_pages import (
     axe_problems,
     clipped_problems,
+    code_input_problems,
     console_problems,
     contrast_problems,
     drawer_problems,
@@ -54,6 +55,7 @@ BODY = f"""
   <p>{MARK}: a TeX command left raw, \\frac{{a}}{{b}}.</p>
   <div class="math notranslate nohighlight">\\[\\frac{{1}}\\]</div>
   <div class="cell_output"><pre style="overflow-x: hidden; width: 200px">{MARK}: {"0123456789 " * 40}</pre></div>
+  <div class="cell_input"><div class="highlight"><pre>{MARK} = check("a check line far too long for any column", {"1" * 40}, {"1" * 40}, kind="quoted")</pre></div></div>
   <table><tbody><tr><td style="padding: 1px">{MARK}</td><td style="padding: 1px">1,234</td></tr></tbody></table>
   <p class="{MARK}-pale" style="color: #c8c8c8">{MARK}: pale grey text, too faint on a white page</p>
   <img src="https://{MARK}.invalid/picture.png" alt="{MARK}: an image from the internet">
@@ -103,6 +105,12 @@ def test_markup_check_catches_raw_myst_and_tex(planted):
 @pytest.mark.parametrize("width", list(browsing.WIDTHS))
 def test_clipping_check_catches_output_cut_without_scrollbar(planted, width):
     assert mentions(clipped_problems(planted[width]), MARK, "cut at"), clipped_problems(planted[width])
+
+
+@pytest.mark.parametrize("width", list(browsing.WIDTHS))
+def test_code_check_catches_an_unfolded_code_line_wider_than_its_column(planted, width):
+    found = code_input_problems(planted[width])
+    assert mentions(found, MARK, "fold the cell"), found
 
 
 def test_padding_check_catches_a_tight_table(planted):

@@ -1,8 +1,8 @@
 """Chapter 4 ("Designs compared"): the comparison matrix, scale units, the spine's cost, Clos tiers.
 
-Five published fabrics, each answering the same rows differently: Meta's RoCE
-fabric as used for Llama 3, Alibaba HPN, ByteDance MegaScale, Google TPU v4 and
-the MIT rail-only proposal. This module holds the matrix as data (one sourced
+Five published fabrics, each answering the same rows differently: the RoCE
+fabric Meta trained Llama 3 on, Alibaba's HPN, ByteDance's MegaScale, Google's
+TPU v4, and MIT's rail-only proposal. This module holds the matrix as data (one sourced
 constant per design) and the port arithmetic behind the numbers in it:
 
 * ``hpn_scale`` -- HPN's chain of scale units (64 → 128 → 1,024 → 8K → 15K GPUs)
@@ -11,9 +11,10 @@ constant per design) and the port arithmetic behind the numbers in it:
   designs' scale units from their port counts;
 * ``clos_tiers``, ``clos_ports``, ``table2_row`` -- full-bisection Clos port
   counts and the rail-only paper's Table II (switches, ports, cost, power);
-* ``spine_cost`` -- what deleting the spine removes.
+* ``spine_cost`` -- what deleting the spine removes;
+* ``checkpoint_burst`` -- the front end's checkpoint burst (step 7 of the procedure).
 
-Units: Tb/s for switch chips, Gb/s for ports and NICs, watts, US dollars.
+Units: Tbps for switch chips, Gbps for ports and NICs, watts, US dollars.
 Impossible input raises ``ValueError`` naming the argument (``clustermath.validate``).
 
 Sources: source 001 (chapter 13, "Designs compared"); Gangidi et al. (2024),
@@ -25,25 +26,21 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..validate import one_of, real, whole
+from ..validate import real, whole
 
 __all__ = [
-    "BUILDING_KW_PER_GPU", "BUILDING_LIMIT_MW", "BUILDING_SLACK", "DESIGNS", "Design", "HpnScale", "MATRIX_ROWS",
+    "BUILDING_KW_PER_GPU", "BUILDING_LIMIT_MW", "DESIGNS", "Design", "HpnScale", "MATRIX_ROWS",
     "PORT_GBPS", "RAIL_ONLY_COST", "RailOnlyCost", "SpineCost", "Table2Row", "TABLE2_STATED", "clos_max_gpus",
     "clos_ports", "clos_switches", "clos_tiers", "hpn_scale", "megascale_tor_set", "meta_zone",
     "spine_cost", "table2_row", "tpu_v4_machine",
 ]
 
 PORT_GBPS = 400
-"""Speed of one switch port in the 2024 designs, Gb/s (a 51.2 Tb/s chip has 128 of them)."""
+"""Speed of one switch port in the 2024 designs, Gbps (a 51.2 Tbps chip has 128 of them)."""
 BUILDING_LIMIT_MW = 18.0
 """HPN's power limit per building, MW (source 001, step 2 of the decision procedure)."""
 BUILDING_KW_PER_GPU = 1.2
-"""All-in power per GPU implied by 18 MW for about 15,000 GPUs, kW."""
-
-BUILDING_SLACK = 0.05
-"""How far over one building a pod may go and still count as "sized to the building": HPN's 15 segments
-are 15,360 GPUs, 18.4 MW at 1.2 kW, which the source rounds to "about 15,000" and 18 MW."""
+"""All-in power per GPU, kW: the source's rounding of 18 MW for "about 15,000 GPUs" (18 MW ÷ 15,000)."""
 
 MATRIX_ROWS = ("scale_unit", "tiers", "switch_type", "tor_redundancy", "load_balancing", "congestion_control",
                "front_end", "failure_handling", "collective_library", "reported_results")
@@ -74,65 +71,70 @@ class Design:
 DESIGNS: dict[str, Design] = {
     "meta": Design(
         name="Meta RoCE / Llama 3", pattern="any-to-any Clos, deep-buffer spine",
-        scale_unit="AI Zone: two-stage non-blocking Clos (RTSW to CTSW); Llama 3 pod = 192 racks × 16 GPUs "
-                   "= 3,072 GPUs at full bisection; 8 pods = 24K",
-        tiers="1:1 in a zone, rack uplinks at 1:1.125 for headroom; ATSW layer deliberately oversubscribed; "
-              "1:7 between Llama 3 pods",
-        switch_type="CTSW: modular deep-buffer chassis (Arista 7800), memory split statically per port; "
-                    "RTSW: Minipack2 (OCP)",
-        tor_redundancy="one ToR per rack; 1:1.125 uplinks survive two failed uplinks at full speed",
-        load_balancing="enhanced ECMP on the destination QP + QP scaling (16 flows per GPU pair; AllReduce "
-                       "up to 40% faster); TE inside zones +5–10%",
-        congestion_control="no DCQCN at 400G: PFC, deep CTSW buffers and NCCL's receiver-driven "
-                           "clear-to-send; at 200G DCQCN with a relaxed 5 MB ECN threshold",
-        front_end="separate FE fabric; Tectonic: 240 PB on 7,500 SSD servers, 2 TB/s sustained, "
-                  "7 TB/s checkpoint peak",
-        failure_handling="Llama 3: 466 interruptions in 54 days (419 unexpected, 78% hardware, 8.4% "
-                         "switches and cables), 3 needed a person, >90% effective training time",
-        collective_library="NCCLX: chunks tuned to a 22 µs RTT, clear-to-send prioritised (P90 43 → 4 µs); "
-                           "co-tuning >2×",
-        reported_results=">2× from co-tuning; AllReduce up to 40% faster than ECMP; Llama 3 BF16 MFU "
-                         "43% / 41% / 38%",
+        scale_unit="AI Zone: rack switches (RTSW) under cluster switches (CTSW), non-blocking, two stages; "
+                   "Llama 3 pod: 192 racks of 16 GPUs, 3,072 at full bisection; eight pods make the 24K "
+                   "cluster",
+        tiers="1:1 inside a zone, rack uplinks provisioned at 1.125× the downlinks (18 up for 16 down); "
+              "the ATSW layer oversubscribed by design; 1:7 between Llama 3 pods",
+        switch_type="CTSW: modular chassis (Arista 7800 for Llama 3), deep buffers carved statically per "
+                    "port; RTSW: Minipack2, an OCP switch",
+        tor_redundancy="a single ToR per rack; the spare uplinks let two fail with no slowdown",
+        load_balancing="enhanced ECMP hashes on the destination QP; QP scaling opens 16 flows per GPU pair "
+                       "for LLMs (AllReduce up to 40% faster); centralised TE inside zones adds 5–10%",
+        congestion_control="400G runs without DCQCN, on PFC, deep spine buffers and the receiver's "
+                           "clear-to-send in NCCL; at 200G, DCQCN with a loose ECN threshold of 5 MB",
+        front_end="a front-end fabric of its own; Tectonic storage: 240 PB over 7,500 SSD servers, "
+                  "2 TB/s sustained, 7 TB/s peak for checkpoints",
+        failure_handling="Llama 3: 466 interruptions in 54 days (419 unexpected; 78% hardware; 8.4% "
+                         "switches and cables); 3 needed a person; over 90% effective training time",
+        collective_library="NCCLX: chunk sizes tuned for a 22 µs RTT, clear-to-send messages prioritised "
+                           "(P90 43 → 4 µs); tuning network and library together gave over 2×",
+        reported_results="over 2× from co-tuning; AllReduce up to 40% faster than ECMP; Llama 3 BF16 MFU "
+                         "43% on 8K GPUs, 41% and 38% on 16K (the 38% at 128K context)",
         citation="Gangidi et al. (2024), SIGCOMM; Grattafiori et al. (2024), section 3.3",
         bibkey="gangidi2024rdma"),
     "hpn": Design(
         name="Alibaba HPN", pattern="any-to-any, single-chip dual-plane, 15:1 core",
-        scale_unit="segment: 16 ToRs, 136 hosts, 1,024 active GPUs + 64 backup; pod: 15 segments "
-                   "(15K GPUs); a core tier beyond",
-        tiers="two tiers per pod; ToR 128 active ports down, 60 up (plus 8 backup host ports); "
-              "aggregation 120 down : 8 up = 15:1 to the core",
-        switch_type="51.2 Tb/s single chip, 128 × 400G; multi-chip switches had 3.77× more critical "
-                    "failures in Alibaba's fleet",
-        tor_redundancy="non-stacked dual-ToR: two bonded 200G ports per NIC, ARP and BGP to both; "
-                       "one link lost costs 6.25%",
-        load_balancing="dual-plane (no hash at tier 2); hosts pick disjoint paths (RePaC) and send on "
-                       "the least-loaded connection (+34.7%)",
-        congestion_control="not detailed (the paper is about topology); RoCEv2 over PFC assumed",
-        front_end="a ninth NIC, 2 × 200G per host, on a non-blocking FE; storage kept off the back end",
-        failure_handling="dual-ToR turns a halt into a 6.25% loss; 64 backup GPUs per segment; INT "
-                         "probes check wiring; 8 months without a single-point failure",
-        collective_library="NCCL-level: each message on the connection with fewest queued bytes; paths "
-                           "made disjoint in advance",
-        reported_results="14.9% faster training on >2,300 GPUs; AllReduce up to 59.3% faster on 448 GPUs; "
-                         "ToR queues −91.8%",
+        scale_unit="segment: 16 ToRs and 136 hosts, 1,024 GPUs in use plus 64 spares; pod: 15 segments "
+                   "(15K GPUs); a core tier joins pods",
+        tiers="two tiers in a pod. ToR: 128 active host ports (200G) plus 8 spare, 60 uplinks. "
+              "Aggregation: 120 ports down, 8 to the core (15:1)",
+        switch_type="one 51.2 Tbps chip (128 × 400G); in Alibaba's fleet multi-chip switches had 3.77× the "
+                    "critical failures of single-chip ones",
+        tor_redundancy="dual-ToR without stacking: each NIC bonds two 200G ports, one per ToR, and "
+                       "announces its ARP and BGP routes to both; losing a link costs 6.25%",
+        load_balancing="dual-plane leaves no hash at tier 2; hosts find disjoint paths (RePaC) and send "
+                       "each message where the fewest bytes wait (+34.7%)",
+        congestion_control="left out (the paper is about topology); RoCEv2 with PFC assumed",
+        front_end="a ninth NIC per host (2 × 200G) on a non-blocking front-end fabric; storage traffic "
+                  "kept off the back end",
+        failure_handling="dual-ToR turns a halt into a 6.25% slowdown; 64 spare GPUs per segment; INT "
+                         "probes compare the wiring with the blueprint; 8 months with no single-point "
+                         "failure",
+        collective_library="in NCCL: paths made disjoint beforehand, then each message sent on the "
+                           "connection with the fewest queued bytes",
+        reported_results="training 14.9% faster on over 2,300 GPUs; on 448 GPUs, AllReduce up to 59.3% "
+                         "faster; ToR queues 91.8% shorter",
         citation="Qian et al. (2024), SIGCOMM", bibkey="qian2024hpn"),
     "megascale": Design(
         name="ByteDance MegaScale", pattern="any-to-any three-tier Clos, 2× uplinks",
-        scale_unit="ToR set: up to 64 servers (512 GPUs) on 8 ToRs; cluster: three-tier Clos, >10,000 "
-                   "GPUs (12,288 in the reported run)",
-        tiers="three tiers, 32 down / 32 up per switch (1:1); ToR downlinks split into 2 × 200G, so the "
-              "uplinks have 2× the downlink bandwidth",
-        switch_type="Broadcom Tomahawk 4 at every tier: 25.6 Tb/s, 64 × 400G, single chip",
-        tor_redundancy="multi-rail: a server's 8 NICs reach 8 different ToRs; a standby pool replaces "
-                       "failed nodes",
-        load_balancing="2× uplink bandwidth absorbs collisions; communication-heavy ranks placed under "
-                       "one ToR set",
-        congestion_control="default DCQCN paused too much in all-to-all: Swift's RTT signal + DCQCN's "
-                           "ECN response; NCCL retransmit timers tuned for flaps",
+        scale_unit="ToR set: 8 ToRs serving up to 64 servers (512 GPUs); the cluster is a three-tier Clos "
+                   "of over 10,000 GPUs (12,288 in the run reported)",
+        tiers="three tiers, each switch 32 ports down and 32 up (1:1 in total); ToR downlinks split into "
+              "2 × 200G, so each uplink runs at twice a server link's rate",
+        switch_type="Broadcom Tomahawk 4 in every tier: one 25.6 Tbps chip, 64 × 400G",
+        tor_redundancy="multi-rail: the 8 NICs of a server land on 8 different ToRs; a pool of standby "
+                       "nodes replaces failed ones",
+        load_balancing="uplinks twice a server link's rate absorb hash collisions; the scheduler puts "
+                       "chatty ranks under one ToR set",
+        congestion_control="stock DCQCN caused too many PFC pauses in all-to-all; replaced by Swift's RTT "
+                           "signal with DCQCN's ECN reaction; NCCL retransmit timers set to ride out "
+                           "link flaps",
         front_end="HDFS; checkpoints in two stages: seconds to copy GPU state into pinned host "
                   "memory, then a background write to HDFS",
-        failure_handling="heartbeat with RDMA counters → suspend → diagnose → evict → resume; >100 "
-                         "restarts in weeks, >90% automatic, <10 min to diagnose",
+        failure_handling="heartbeats carry RDMA counters; on a fault the job is suspended, diagnosed, the "
+                         "node evicted, the job resumed; over 100 restarts in weeks, more than 90% "
+                         "handled automatically, diagnosis under 10 min",
         collective_library="TP, PP and DP traffic all hidden behind compute (worth 2.2, 2.5 and 1.5 "
                            "MFU points); "
                            "initialisation 1,047 s → <5 s",
@@ -140,34 +142,42 @@ DESIGNS: dict[str, Design] = {
         citation="Jiang et al. (2024), NSDI", bibkey="jiang2024megascale"),
     "tpu": Design(
         name="Google TPU v4", pattern="3-D torus behind optical circuit switches",
-        scale_unit="cube: 64 chips, 16 hosts, one rack; machine: 64 cubes = 4,096 chips, 1,024 hosts",
-        tiers="no tiers: 3-D torus, 6 links × 50 GB/s per chip; twisted wrap-arounds raise bisection "
-              "up to 1.63×",
-        switch_type="no packet switches: 48 Palomar OCSes of 136 ports (128 used + 8 spare), MEMS "
-                    "mirrors, millisecond reconfiguration",
-        tor_redundancy="the OCS routes around a failed cube; 8 spare ports per OCS; goodput holds at "
+        scale_unit="cube: 64 chips (4×4×4) on 16 hosts, a rack; machine: 64 cubes, 4,096 chips on 1,024 "
+                   "hosts",
+        tiers="no switch tiers: a 3-D torus, each chip with 6 links of 50 GB/s; twisting the wrap-around "
+              "links raises bisection up to 1.63× with no added hardware",
+        switch_type="no packet switches: 48 Palomar OCSes with 136 ports each (128 used, 8 spare) steer "
+                    "light with MEMS mirrors and rewire in milliseconds",
+        tor_redundancy="the OCS wires around a failed cube; 8 spare ports per OCS; goodput holds at "
                        "99.0–99.5% host availability",
-        load_balancing="deterministic dimension-order routing: no hash, no sharing; XLA picks the "
-                       "collective for the slice shape",
-        congestion_control="none needed: dedicated circuits, deterministic routes, link-level credits",
-        front_end="4 chips per CPU host; SparseCore uses the ICI as a 128 TiB remote-memory fabric",
-        failure_handling="dead cubes are routed around by the scheduler; at 99.0–99.5% host "
-                         "availability a slice of a quarter of the machine still reaches 75% goodput",
+        load_balancing="dimension-order routing fixed in advance: nothing to hash, nothing shared; XLA "
+                       "chooses the collective for each slice shape",
+        congestion_control="none needed: circuits owned by one slice, fixed routes, credits on each link",
+        front_end="each CPU host drives 4 chips; SparseCore turns the ICI into 128 TiB of remote memory",
+        failure_handling="dead cubes are left out when the scheduler wires a torus; at 99.0–99.5% host "
+                         "availability a slice of a quarter of the machine keeps 75% goodput",
         collective_library="XLA chooses the collective for the slice; per-job topology gains 1.2–2.3×",
-        reported_results="2.1× TPU v3 (2.7× per watt); 1.2–1.7× A100; ~60% of peak on LLMs; PaLM 57.8% "
-                         "over 50 days",
+        reported_results="2.1× TPU v3 (2.7× per watt); 1.2–1.7× an A100; near 60% of peak for LLMs; "
+                         "PaLM held 57.8% for 50 days",
         citation="Jouppi et al. (2023), ISCA", bibkey="jouppi2023tpuv4"),
     "rail_only": Design(
         name="MIT rail-only", pattern="rail-only (spine deleted)",
-        scale_unit="one full-bisection network per rail (8 rails for 8-GPU servers); studied at 32,768 "
-                   "and 65,536 GPUs; HPN's tier 2 is rail-only, at 120K GPUs per pod",
-        tiers="leaf tier only; cross-rail traffic first takes one NVLink hop (NCCL PXN)",
-        switch_type="radix 64 / 128 / 256 evaluated; 32,768 GPUs at radix 128: 256 switches, not 1,280",
-        tor_redundancy="as a Clos for links and switches; a single failed GPU is the hard case",
-        load_balancing="not addressed: relies on a sparse traffic matrix (>99% of GPU pairs silent)",
+        scale_unit="a full-bisection network for each rail (8 rails for 8-GPU servers); studied at 32,768 "
+                   "and 65,536 GPUs. HPN's Table 4 priced a rail-only tier 2 at over 120K GPUs per pod and "
+                   "did not build it",
+        tiers="leaves only, no spine; traffic bound for another rail crosses NVLink inside the server "
+              "first (NCCL's PXN)",
+        switch_type="radices 64, 128 and 256 studied; 32,768 GPUs at radix 128 need 256 switches against "
+                    "the Clos's 1,280",
+        tor_redundancy="links and switches as in a Clos (rail switches can be duplicated); the hard case "
+                       "is one failed GPU",
+        load_balancing="not covered: the design counts on a sparse traffic matrix (over 99% of GPU pairs "
+                       "never talk)",
         congestion_control="—", front_end="—",
-        failure_handling="a replacement GPU must be on the same rail with spare NVLink capacity",
-        collective_library="stock NCCL, PXN for the rare cross-rail transfer",
+        failure_handling="the replacement GPU has to sit on the failed one's rail, in a server with "
+                         "NVLink capacity to spare; the paper suggests moving the HB domain or adding "
+                         "optical switches",
+        collective_library="unmodified NCCL, PXN for the occasional cross-rail transfer",
         reported_results="0.9–4.1% from an ideal all-NVLink machine (dense); MoE all-to-all 8.2–11.2% "
                          "slower; 38–77% less network cost",
         citation="Wang et al. (2024), rail-only", bibkey="wang2024railonly"),
@@ -190,27 +200,42 @@ class HpnScale:
     gpus_per_segment: int
     """Rail-optimised: 8 ToR pairs, one per rail."""
     segments_single_plane: int
-    """Segments an aggregation layer at 1:1 reaches when every ToR links to every aggregation switch."""
+    """Segments an aggregation switch at 1:1 reaches when every ToR of a segment links to it (16 per segment)."""
     segments_dual_plane: int
-    """Segments at 1:1 with dual-plane (each ToR reaches only its plane: half the links per segment)."""
+    """Segments at 1:1 with dual-plane (each ToR reaches only its plane: 8 links per segment)."""
     segments_per_pod: int
-    """Segments at 15:1 toward the core (15/16 of the aggregation ports face down)."""
+    """Segments at ``core_ratio``:1 toward the core: the aggregation switch's down ports ÷ 8."""
+    gpus_plain_pod: int
+    """A plain Clos pod (one ToR per NIC): half the dual-ToR pod, as the source's doubling argument has it
+    (HPN's "2K")."""
+    gpus_dual_tor_pod: int
+    """Dual-ToR and rail-optimised, one plane, 1:1: ``segments_single_plane × gpus_per_segment`` ("4K")."""
     gpus_dual_plane: int
     """Pod at 1:1 with dual-plane (HPN's "8K")."""
     gpus_per_pod: int
-    """Pod at 15:1 (HPN's "15K")."""
+    """Pod at ``core_ratio``:1 (HPN's "15K")."""
+    agg_down_ports: int
+    """Aggregation-switch ports facing the segments at ``core_ratio``:1 (120 of 128)."""
+    agg_up_ports: int
+    """Aggregation-switch ports facing the core at ``core_ratio``:1 (8 of 128)."""
+    core_ports_freed_pct: float
+    """Share of the 1:1 design's core-facing ports turned to face segments: 56 of 64 = 87.5%."""
+    agg_ports_moved_pct: float
+    """The same ports as a share of all the aggregation switch's ports: 56 of 128 = 43.75%."""
     pod_power_mw: float
     """``gpus_per_pod × 1.2 kW``, MW."""
     gpus_per_building: int
     """``18 MW / 1.2 kW``: the GPUs one building can power."""
     buildings_needed: float
-    """``pod_power_mw / building_mw``: 1.02 for HPN's own pod (sized to the building), 2.05 at 102.4T."""
+    """``pod_power_mw / building_mw``: 1.02 for HPN's own pod, 4.10 for the full-radix 102.4T pod."""
     binding: str
-    """"building power" when the pod needs more than ``BUILDING_SLACK`` over one building, else "switch ports"."""
+    """"building power" when the pod draws more than one building (``buildings_needed > 1``), else
+    "switch ports". No slack: HPN's own pod, 18.4 MW at the rounded 1.2 kW, reads "building power"."""
 
 
 def hpn_scale(chip_tbps: float = 51.2, nic_gbps: int = 400, *, rails: int = 8, core_ratio: int = 15,
-              building_mw: float = BUILDING_LIMIT_MW, kw_per_gpu: float = BUILDING_KW_PER_GPU) -> HpnScale:
+              segments: int | None = None, building_mw: float = BUILDING_LIMIT_MW,
+              kw_per_gpu: float = BUILDING_KW_PER_GPU) -> HpnScale:
     """HPN's chain of scale units, from the switch chip and the NIC bandwidth per GPU.
 
     With ``k = chip_tbps × 1000 / 400`` ports of 400G and ``f = 400 / nic_gbps``::
@@ -218,22 +243,27 @@ def hpn_scale(chip_tbps: float = 51.2, nic_gbps: int = 400, *, rails: int = 8, c
         GPUs per ToR        = k / 2 × f                 (half down, half up)          64 at 51.2T, 400G
         GPUs per ToR pair   = k × f                     (dual-ToR: 200G to each)     128
         GPUs per segment    = rails × k × f             (rail-optimised)           1,024
-        segments at 1:1     = (k / 2) / (2 × rails)     (every ToR to every agg)       4
-        segments, dual-plane= (k / 2) / rails                                          8   (8,192: "8K")
-        segments at r:1     = (k × r / (r + 1)) / rails / (k / 128)                   15   (15,360: "15K")
+        segments at 1:1     = (k / 2) / (2 × rails)     (all 16 ToRs to every agg)     4   (4,096: "4K")
+        segments, dual-plane= (k / 2) / rails           (8 ToRs of one plane)          8   (8,192: "8K")
+        segments at r:1     = (k × r / (r + 1)) / rails (8 ToRs per segment)          15   (15,360: "15K")
 
-    The last line keeps HPN's pod of 15 segments when the chip grows, as the
-    source does ("a pod built the same way"): a 102.4T pod is 15 × 2,048 =
-    30,720 GPUs. Power is ``kw_per_gpu`` per GPU all-in; the binding
-    constraint is the building once the pod draws more than ``building_mw``.
+    Every switch in the pod is built from the same chip, so at 102.4T the
+    aggregation switch has 240 ports down and reaches 30 segments: 61,440
+    GPUs. The source's "30,720" keeps 15 segments; pass ``segments=15`` for it.
+    A plain Clos pod (one ToR per NIC) is half the dual-ToR pod, following the
+    source's argument that dual-ToR doubles both tiers ("2K", "4K").
+
+    Power is ``kw_per_gpu`` per GPU all-in; the building binds once the pod
+    draws more than ``building_mw`` (no slack: at the rounded 1.2 kW, HPN's
+    own 15,360-GPU pod is 2.4% over one building).
 
     Source: source 001, "Reading the scale row"; Qian et al. (2024), Table 2.
     """
-    chip_tbps = real("chip_tbps", chip_tbps, low=0.0, low_open=True, unit="Tb/s")
-    nic_gbps = whole("nic_gbps", nic_gbps, low=1, unit="Gb/s")
+    chip_tbps = real("chip_tbps", chip_tbps, low=0.0, low_open=True, unit="Tbps")
+    nic_gbps = whole("nic_gbps", nic_gbps, low=1, unit="Gbps")
     rails = whole("rails", rails, low=1)
     core_ratio = whole("core_ratio", core_ratio, low=1)
-    building_mw = real("building_mw", building_mw, unit="MW")
+    building_mw = real("building_mw", building_mw, low=0.0, low_open=True, unit="MW")
     kw_per_gpu = real("kw_per_gpu", kw_per_gpu, low=0.0, low_open=True, unit="kW")
     radix = int(round(chip_tbps * 1000 / PORT_GBPS))
     if radix < 2 or radix * PORT_GBPS != round(chip_tbps * 1000):
@@ -242,19 +272,25 @@ def hpn_scale(chip_tbps: float = 51.2, nic_gbps: int = 400, *, rails: int = 8, c
     pair = int(radix * per_port)
     if pair < 2:
         raise ValueError(f"nic_gbps must leave at least one GPU per ToR, got {nic_gbps}")
-    generation = radix / 128
     down = radix * core_ratio // (core_ratio + 1)
-    segments = int(down / rails / generation)
+    up = radix - down
+    if segments is None:
+        segments = down // rails
+    segments = whole("segments", segments, low=0)
     seg_gpus = rails * pair
+    single = radix // 2 // (2 * rails)
     pod = segments * seg_gpus
     power = pod * kw_per_gpu / 1000
     building = int(building_mw * 1000 / kw_per_gpu + 1e-9)
+    freed = radix // 2 - up
     return HpnScale(
         radix=radix, gpus_per_tor=pair // 2, gpus_per_tor_pair=pair, gpus_per_segment=seg_gpus,
-        segments_single_plane=radix // 2 // (2 * rails), segments_dual_plane=radix // 2 // rails,
-        segments_per_pod=segments, gpus_dual_plane=radix // 2 // rails * seg_gpus, gpus_per_pod=pod,
-        pod_power_mw=power, gpus_per_building=building, buildings_needed=power / building_mw if building_mw else math.inf,
-        binding="building power" if power > building_mw * (1 + BUILDING_SLACK) else "switch ports")
+        segments_single_plane=single, segments_dual_plane=radix // 2 // rails,
+        segments_per_pod=segments, gpus_plain_pod=single * seg_gpus // 2, gpus_dual_tor_pod=single * seg_gpus,
+        gpus_dual_plane=radix // 2 // rails * seg_gpus, gpus_per_pod=pod, agg_down_ports=down, agg_up_ports=up,
+        core_ports_freed_pct=100.0 * freed / (radix // 2), agg_ports_moved_pct=100.0 * freed / radix,
+        pod_power_mw=power, gpus_per_building=building, buildings_needed=power / building_mw,
+        binding="building power" if power > building_mw else "switch ports")
 
 
 def meta_zone(racks: int = 192, gpus_per_rack: int = 16, pods: int = 8) -> tuple[int, int]:
@@ -279,10 +315,10 @@ def megascale_tor_set(chip_tbps: float = 25.6, tors: int = 8, gpus_per_server: i
 
     Source: source 001, scale row; Jiang et al. (2024), section 3.
     """
-    chip_tbps = real("chip_tbps", chip_tbps, low=0.0, low_open=True, unit="Tb/s")
+    chip_tbps = real("chip_tbps", chip_tbps, low=0.0, low_open=True, unit="Tbps")
     tors = whole("tors", tors, low=1)
     gpus_per_server = whole("gpus_per_server", gpus_per_server, low=1)
-    split_gbps = whole("split_gbps", split_gbps, low=1, high=PORT_GBPS, unit="Gb/s")  # a split of one port
+    split_gbps = whole("split_gbps", split_gbps, low=1, high=PORT_GBPS, unit="Gbps")  # a split of one port
     downlinks = int(round(chip_tbps * 1000 / PORT_GBPS)) // 2
     servers = downlinks * PORT_GBPS // split_gbps
     if servers < 1:
@@ -471,11 +507,11 @@ def tiers_for(gpus: int, chip_tbps: float = 51.2, nic_gbps: int = 400) -> int:
     (128 at 51.2T and 400G, 256 at 102.4T and 400G, 64 at 51.2T and 800G).
     Source: source 001, section 13.8 (Panel 13.8).
     """
-    chip_tbps = real("chip_tbps", chip_tbps, low=0.0, low_open=True, unit="Tb/s")
-    nic_gbps = whole("nic_gbps", nic_gbps, low=1, unit="Gb/s")
+    chip_tbps = real("chip_tbps", chip_tbps, low=0.0, low_open=True, unit="Tbps")
+    nic_gbps = whole("nic_gbps", nic_gbps, low=1, unit="Gbps")
     radix = int(chip_tbps * 1000 // nic_gbps)
     if radix < 4:
-        raise ValueError(f"nic_gbps must leave a radix of at least 4 ports, got {nic_gbps} on {chip_tbps} Tb/s")
+        raise ValueError(f"nic_gbps must leave a radix of at least 4 ports, got {nic_gbps} on {chip_tbps} Tbps")
     return clos_tiers(gpus, radix)
 
 
@@ -552,3 +588,66 @@ def transfer_step(pattern: int = 0, step: int = 0) -> TransferStep:
 
 
 __all__ += ["TRANSFER_PATHS", "TransferStep", "transfer_step"]
+
+
+# -- step 7 of the procedure: the front end's checkpoint burst ------------------------------------------
+
+@dataclass(frozen=True)
+class CheckpointBurst:
+    """Outputs of ``checkpoint_burst``."""
+
+    total_tb: float
+    """Bytes written at once, TB: ``gpus × gb_per_gpu / 1000``."""
+    rate_tbytes_per_s: float
+    """The write rate that fits the pause, TB/s: ``total_tb / pause_s``."""
+    pause_at_7tb_s: float
+    """How long the same burst takes at Tectonic's 7 TB/s peak, s."""
+
+
+TECTONIC_PEAK_TBYTES_PER_S = 7.0
+"""Tectonic's peak write rate for checkpoint bursts, TB/s (source 001, matrix row "Front end")."""
+
+
+def checkpoint_burst(gpus: int, gb_per_gpu: float, pause_s: float) -> CheckpointBurst:
+    """The front end's checkpoint burst: ``gpus × bytes per GPU ÷ the pause the job can afford``.
+
+    Llama 3's checkpoints run from 1 MB to 4 GB per GPU; 16,000 GPUs writing
+    4 GB each put 64 TB on the front end, 9.1 s at Tectonic's 7 TB/s peak.
+    Raises ``ValueError`` for a negative count or size, or a pause of zero.
+
+    Source: source 001, step 7 of the decision procedure and the matrix's "Front end" row.
+    """
+    gpus = whole("gpus", gpus, low=0, unit="GPUs")
+    gb_per_gpu = real("gb_per_gpu", gb_per_gpu, unit="GB")
+    pause_s = real("pause_s", pause_s, low=0.0, low_open=True, unit="s")
+    total = gpus * gb_per_gpu / 1000
+    return CheckpointBurst(total_tb=total, rate_tbytes_per_s=total / pause_s,
+                           pause_at_7tb_s=total / TECTONIC_PEAK_TBYTES_PER_S)
+
+
+__all__ += ["CheckpointBurst", "TECTONIC_PEAK_TBYTES_PER_S", "checkpoint_burst"]
+
+
+# -- the fifth pattern: Astral ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class AstralFigures:
+    """What source 001 reports of Astral (SIGCOMM 2025), read second-hand through the source."""
+
+    gpus_in_production: int = 131_072
+    """Tencent's "128K GPUs in two Pods" (binary thousands)."""
+    pods_in_production: int = 2
+    gpus_designed: int = 524_288
+    """The largest design the source reports."""
+    spread_pods: int = 32
+    """Astral's experiment: one job on about 1K GPUs spread over 32 pods."""
+    spread_loss_1to1_pct: tuple[float, float] = (19.0, 37.0)
+    """All-to-all bandwidth lost by spreading, with a 1:1 core, %."""
+    extra_loss_16to1_pct: float = 52.0
+    """The further loss, up to, with a 16:1 core instead, %."""
+
+
+ASTRAL = AstralFigures()
+"""Astral's figures as source 001 gives them (Figures 13.2 and 13.6 of the source)."""
+
+__all__ += ["ASTRAL", "AstralFigures"]

@@ -7,7 +7,12 @@ notification interval). ``incast`` computes that pile; ``queue_trace`` draws
 it over time for three ports (a shallow single chip, a deep-buffer chassis,
 and receiver-driven admission); ``ecn_bound`` is buffer ÷ ports.
 
-Units: Gb/s for rates, µs for times, bytes (1 MB = 10^6 bytes, as the source
+Where the pile forms: at the last hop, the egress port of the receiver's rack
+switch. In Meta's design that switch is an RTSW (Minipack2), not the deep CTSW
+spine, so the deep-buffer line of the picture describes a receiver sitting
+behind a chassis, not Meta's test.
+
+Units: Gbps for rates, µs for times, bytes (1 MB = 10^6 bytes, as the source
 counts) for buffers. Impossible input raises ``ValueError`` naming the argument.
 
 Sources: source 001, section 13.3; Gangidi et al. (2024) for Meta's incast
@@ -30,7 +35,9 @@ MB = 1e6
 META_RTT_US = 22.0
 """Meta's measured round trip, µs."""
 DCQCN_NOTIFY_US = 50.0
-"""DCQCN's interval before the first congestion notification packet, µs (at most)."""
+"""DCQCN's notification interval, µs: at most one congestion notification per flow every 50 µs, so the
+first one can wait up to 50 µs. The worst case; when no notification went out in the last 50 µs the
+first marked packet is answered at once and the window shrinks to about one round trip."""
 SHALLOW_CHIP_MB = 100.0
 """Shared packet memory of a 51.2T single chip, MB (the source rounds; vendors differ)."""
 SHALLOW_CHIP_PORTS = 128
@@ -64,12 +71,14 @@ class Incast:
     """Assumed deep-chassis memory per port (``DEEP_BUFFER_MS`` of line rate), MB."""
     fits_deep_port: bool
     admission_bound_mb: float
-    """Receiver-driven admission: the receiver grants one bandwidth-delay product at a time, MB."""
+    """Receiver-driven admission, MB: this book's assumption that the receiver grants one bandwidth-delay
+    product in all. The source bounds it by the senders' channel buffers (sixteen senders, sixteen times
+    one connection's buffers), a size it does not give, so the model's bound is an illustration."""
 
 
 def bdp_bytes(port_gbps: float, rtt_us: float) -> float:
     """Bandwidth-delay product, bytes: ``port_gbps × 10^9 / 8 × rtt_us × 10^-6`` (1.1 MB at 400G, 22 µs)."""
-    port_gbps = real("port_gbps", port_gbps, unit="Gb/s")
+    port_gbps = real("port_gbps", port_gbps, unit="Gbps")
     rtt_us = real("rtt_us", rtt_us, unit="µs")
     return port_gbps * 1e9 / 8 * rtt_us * 1e-6
 
@@ -92,7 +101,7 @@ def incast(senders: int = 16, port_gbps: float = 400.0, rtt_us: float = META_RTT
     Source: source 001, "Worked example: an incast at 400G".
     """
     senders = whole("senders", senders, low=0, unit="senders")
-    port_gbps = real("port_gbps", port_gbps, unit="Gb/s")
+    port_gbps = real("port_gbps", port_gbps, unit="Gbps")
     rtt_us = real("rtt_us", rtt_us, unit="µs")
     notify_us = real("notify_us", notify_us, unit="µs")
     chip_mb = real("chip_mb", chip_mb, unit="MB")
@@ -146,3 +155,39 @@ def ecn_bound(buffer_mb: float, ports: int) -> float:
     buffer_mb = real("buffer_mb", buffer_mb, unit="MB")
     ports = whole("ports", ports, low=1, unit="ports")
     return buffer_mb / ports
+
+
+# -- Animation 13.2 as a stepper: the same incast on three ports, moment by moment -----------------------
+
+@dataclass(frozen=True)
+class QueueAt:
+    """Outputs of ``queue_at``: the queue at the receiver's port ``time_us`` after the burst began."""
+
+    time_us: float
+    deep_mb: float
+    """A receiver behind a deep-buffer chassis: the whole excess so far is queued (it fits)."""
+    shallow_mb: float
+    """A single-chip rack switch: the queue stops at the per-port share, where PFC pauses the senders."""
+    shallow_paused: bool
+    """Has the single chip reached its share and started pausing the senders upstream?"""
+    admission_mb: float
+    """Receiver-driven admission: never more than the granted bytes (this book's one-BDP assumption)."""
+    rate_cut: bool
+    """Has the first rate cut taken effect (``time_us`` at or past the worst-case window)?"""
+
+
+def queue_at(time_us: float = 0.0, senders: int = 16, port_gbps: float = 400.0, rtt_us: float = META_RTT_US,
+             notify_us: float = DCQCN_NOTIFY_US) -> QueueAt:
+    """The three ports of Figure 13.4 at one moment: ``excess rate × min(t, window)``, capped per port.
+
+    Raises ``ValueError`` for a negative time. Source: source 001, section 13.3 (Animation 13.2).
+    """
+    time_us = real("time_us", time_us, unit="µs")
+    shot = incast(senders, port_gbps, rtt_us, notify_us)
+    piled = shot.excess_gbytes_per_s * min(time_us, shot.window_us) * 1e-3
+    return QueueAt(time_us=time_us, deep_mb=piled, shallow_mb=min(piled, shot.shallow_per_port_mb),
+                   shallow_paused=piled >= shot.shallow_per_port_mb > 0,
+                   admission_mb=min(piled, shot.admission_bound_mb), rate_cut=time_us >= shot.window_us)
+
+
+__all__ += ["QueueAt", "queue_at"]

@@ -137,7 +137,7 @@ def dual_tor(nics: int = 8, ports_per_nic: int = 2, tors: int = 16, backup_ports
     """HPN's dual-ToR: 8 NICs × 2 ports = 16 host ports, so one lost link costs 1/16 = 6.25%;
     16 ToRs × 8 backup ports ÷ 2 ports per GPU = 64 backup GPUs per segment.
 
-    Source: source 001, "HPN: a second switch, and no extra ports"; Qian et al. (2024).
+    Source: source 001, section 13.5 (HPN's dual-ToR); Qian et al. (2024).
     """
     nics = whole("nics", nics, low=1)
     ports_per_nic = whole("ports_per_nic", ports_per_nic, low=1, unit="ports")
@@ -156,6 +156,8 @@ class InterruptionBudget:
     """``hours / interruptions``."""
     lost_allowed_h: float
     """``(1 − effective) × hours``."""
+    lost_allowed_min: float
+    """The same in minutes, the unit of the source's table (7,776 min for Llama 3)."""
     per_interruption_min: float
     """``lost_allowed_h × 60 / interruptions``: the most each may cost on average."""
 
@@ -174,7 +176,7 @@ def interruption_budget(record: InterruptionRecord = LLAMA3_405B, effective_pct:
         raise ValueError(f"record.total must be at least 1 interruption, got {record.total}")
     lost = (1 - eff / 100) * record.hours
     return InterruptionBudget(spacing_h=record.hours / record.total, lost_allowed_h=lost,
-                              per_interruption_min=lost * 60 / record.total)
+                              lost_allowed_min=lost * 60, per_interruption_min=lost * 60 / record.total)
 
 
 # -- Animation 13.3 as a stepper: one failure sequence per design -------------------------
@@ -200,11 +202,16 @@ class FailureStep:
 def failure_step(design: int = 0, step: int = 0) -> FailureStep:
     """Step ``step`` (0-3) of one failure sequence in design ``design`` (0-3: Meta, HPN, MegaScale, TPU v4).
 
-    The speeds come from the chapter's models: Meta's 18 uplinks for 16
-    downlinks (``uplink_headroom``) keep full speed through two failures and
-    lose 1/16 at the third; HPN's host loses one of 16 ports per failed link
-    or ToR (``dual_tor``); MegaScale and TPU v4 stop the job and resume it on
-    spare compute. Source: source 001, section 13.5 (Animation 13.3).
+    The speeds come from the chapter's models and the source's figures:
+    Meta's 18 uplinks for 16 downlinks (``uplink_headroom``) keep full speed
+    through two failures; a failed rack switch stops its rack. HPN's host
+    loses one of its 16 ports per failed link (``dual_tor``; the source's
+    measured 6.25%), and a whole failed ToR takes one port from every host
+    under it, again 1 of 16: the source's "survives a rack switch at 6.25%"
+    (step 6 of its procedure). The speed shown is the host's bandwidth; a job
+    bound by the slowed rail's collectives would lose more. MegaScale and TPU
+    v4 stop the job and resume it on spare compute.
+    Source: source 001, sections 13.5 and 13.7 (Animation 13.3).
     """
     d = FAILURE_DESIGNS[whole("design", design, low=0, high=len(FAILURE_DESIGNS) - 1)]
     step = whole("step", step, low=0, high=3)

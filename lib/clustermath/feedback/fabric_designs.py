@@ -20,7 +20,7 @@ CH4_SECTIONS: dict[str, tuple[int, str]] = {
     "ch4-matrix": (4, "The comparison matrix"),
     "ch4-spine-cost": (4, "What the spine costs"),
     "ch4-incast": (4, "An incast at 400G"),
-    "ch4-hashing": (4, "Axis (c): load balance in software, in wiring, or in circuits"),
+    "ch4-hashing": (4, "Axis (c): spreading load by software, by wiring, or by circuits"),
     "ch4-redundancy": (4, "Axis (d): where redundancy lives"),
     "ch4-choose": (4, "A decision procedure"),
 }
@@ -30,8 +30,8 @@ register_sections(CH4_SECTIONS)
 
 MISCONCEPTIONS = (
     Misconception(
-        "bits_for_bytes", "port speeds in Gb/s used as if they were GB/s (a factor of 8)",
-        "Link rates are quoted in bits per second and buffers in bytes: divide Gb/s by 8 to get "
+        "bits_for_bytes", "port speeds in Gbps used as if they were GB/s (a factor of 8)",
+        "Link rates are quoted in bits per second and buffers in bytes: divide Gbps by 8 to get "
         "GB/s before multiplying by a time.",
         "ch4-incast"),
     Misconception(
@@ -75,9 +75,30 @@ MISCONCEPTIONS = (
         "rounded up, or the headroom falls short.",
         "ch4-redundancy"),
     Misconception(
-        "moe_ignored", "rail-only chosen although a meaningful share of the work is mixture-of-experts",
+        "moe_ignored", "rail-only put ahead although a sizeable part of the work is mixture-of-experts",
         "Step 3 of the procedure keeps an any-to-any tier whenever MoE all-to-all or shared hosts need "
         "paths between rails; rail-only slows that all-to-all by 8.2–11.2%.",
+        "ch4-choose"),
+    Misconception(
+        "formula_not_simulation", "the simulation returns the formula's value instead of counting draws",
+        "A simulation draws each flow's uplink with the seeded generator, counts the uplinks no flow "
+        "picked in each trial, and averages over the trials: one trial gives a whole number, and "
+        "different seeds give different answers that scatter around the formula.",
+        "ch4-hashing"),
+    Misconception(
+        "seed_ignored", "the seed argument not passed to the generator, so every seed draws the same flows",
+        "Build the generator from the seed you are given, np.random.default_rng(seed): the same seed must "
+        "repeat its answer and a different seed must draw different flows.",
+        "ch4-hashing"),
+    Misconception(
+        "tie_broken_by_order", "a tie settled by picking one pattern, though the scores cannot tell them apart",
+        "When two patterns share the top score the rules have not chosen between them: report every "
+        "pattern with the top score, and let the constraints the scores leave out decide.",
+        "ch4-choose"),
+    Misconception(
+        "untouched_pattern_missing", "a pattern no rule mentions left out of the tally, though it scores 0",
+        "Every pattern starts at 0 points; one that no rule adds to or takes from still scores 0 and can "
+        "share the top when the others are negative.",
         "ch4-choose"),
 )
 """Chapter 4's misconceptions, registered on import."""

@@ -1,7 +1,7 @@
 """Chapter 4 ("Designs compared"): the panels as explorers, and the chapter's static figures.
 
 Every explorer is a ``ModelView`` over one model of ``fabric_designs``,
-``incast``, ``load_balance``, ``redundancy`` or ``fabric_choice``; each
+``incast``, ``load_balance``, ``redundancy`` or ``choice`` (the wing ``fabric_designs``); each
 ``view_*(ax)`` draws its frame once and returns ``update(inputs, mode)``,
 which moves only artists created with ``animated=True``. Nothing here
 computes a number the models do not.
@@ -77,8 +77,8 @@ def view_scale(ax: Axes) -> Updater:
             text.set_position((v * 1.1, text.get_position()[1]))
             text.set_text(f"{v:,}")
         flag = "  ⚠ over one building" if s.binding == "building power" else ""
-        status.set_text(f"a 15:1 pod draws {s.pod_power_mw:.1f} MW against one building's {BUILDING_LIMIT_MW:g} MW: "
-                        f"{s.binding} limit{'s' if s.binding == 'building power' else ''} it{flag}")
+        status.set_text(f"a 15:1 pod draws {s.pod_power_mw:.1f} MW, {s.buildings_needed:.2f}× one "
+                        f"{BUILDING_LIMIT_MW:g} MW building: {s.binding} limits it{flag}")
 
     return update
 
@@ -86,9 +86,11 @@ def view_scale(ax: Axes) -> Updater:
 def scale_explorer() -> ModelView:
     """Panel 13.1: switch-chip generation and NIC speed → GPUs per tier, pod power, the binding constraint."""
     return ModelView(
-        hpn_scale, [Slider("chip_tbps", 51.2, 102.4, 51.2, step=51.2, label="switch chip, Tb/s", readout_format=".1f"),
-                    Slider("nic_gbps", 400, 800, 400, step=400, label="NIC per GPU, Gb/s")],
-        view_scale, formats={"pod_power_mw": ".1f", "buildings_needed": ".2f"},
+        hpn_scale, [Slider("chip_tbps", 51.2, 102.4, 51.2, step=51.2, label="switch chip, Tbps", readout_format=".1f"),
+                    Slider("nic_gbps", 400, 800, 400, step=400, label="NIC per GPU, Gbps")],
+        view_scale, formats={"pod_power_mw": ".1f", "buildings_needed": ".2f", "core_ports_freed_pct": ".1f",
+                             "agg_ports_moved_pct": ".2f"},
+        hidden=("segments_single_plane", "segments_dual_plane", "agg_down_ports", "agg_up_ports"),
         title="Panel 13.1 · What one tier holds, by chip generation and NIC speed", figsize=(7.0, 3.5))
 
 
@@ -136,7 +138,7 @@ def view_incast(ax: Axes) -> Updater:
     deep, = ax.plot([], [], color=BROKEN_COLOUR, lw=2, animated=True, label="deep-buffer chassis")
     shallow, = ax.plot([], [], color=LIMIT_COLOUR, lw=2, animated=True, label="shallow chip (PFC at its share)")
     admit, = ax.plot([], [], color=CORRECT_COLOUR, lw=2, ls="--", animated=True,
-                     label="receiver-driven admission")
+                     label="receiver-driven admission (assumed: one BDP)")
     share = ax.axhline(incast().shallow_per_port_mb, color=GREY, lw=0.8, ls=":")
     ax.text(99, share.get_ydata()[0] * 1.15, "shallow chip's share per port", ha="right", fontsize=7,
             color="#555555")
@@ -150,7 +152,7 @@ def view_incast(ax: Axes) -> Updater:
                              (admit, {"admission": True})):
             t, q = queue_trace(*args, points=73, **kwargs)
             line.set_data(t, np.maximum(q, 1e-3))
-        status.set_text(f"{shot.excess_senders} excess senders × {p['port_gbps']} Gb/s for "
+        status.set_text(f"{shot.excess_senders} excess senders × {p['port_gbps']} Gbps for "
                         f"{shot.window_us:g} µs = {shot.queued_mb:,.1f} MB")
 
     return update
@@ -160,7 +162,7 @@ def incast_explorer() -> ModelView:
     """Panel 13.3: senders, port speed and round trip → the bytes queued before the first rate cut."""
     return ModelView(
         incast, [Slider("senders", 1, 64, 16, label="senders"),
-                 Slider("port_gbps", 100, 800, 400, step=100, label="port speed, Gb/s"),
+                 Slider("port_gbps", 100, 800, 400, step=100, label="port speed, Gbps"),
                  Slider("rtt_us", 2, 50, 22, label="round trip, µs")],
         view_incast, formats={"queued_mb": ",.1f", "shallow_per_port_mb": ".2f", "shallow_share_pct": ".0f",
                               "deep_per_port_mb": ",.0f", "admission_bound_mb": ".2f"},
@@ -259,33 +261,37 @@ def view_decision(ax: Axes) -> Updater:
         for bar, text, pattern in zip(bars, values, PATTERNS):
             score = c.scores[pattern]
             bar.set_width(score)
-            bar.set_color(CORRECT_COLOUR if pattern == c.first else (LIMIT_COLOUR if pattern == c.last else GREY))
+            top, bottom = pattern in c.leaders, pattern in c.trailers
+            bar.set_color(CORRECT_COLOUR if top else (LIMIT_COLOUR if bottom else GREY))
             text.set_position((score + (0.3 if score >= 0 else -0.3), text.get_position()[1]))
             text.set_ha("left" if score >= 0 else "right")
-            text.set_text(f"{score:+d}")
-        words = RISKS[c.first].split("; ")
+            shared = top and len(c.leaders) > 1 or bottom and len(c.trailers) > 1
+            text.set_text(f"{score:+d}" + ("  tie" if shared else ""))
         building = ("more than one building powers" if c.target_gpus > c.building_gpus
                     else "within what one building powers")
         moe = p["moe_pct"]
         moe_rule = "≥" if moe >= MOE_MEANINGFUL_PCT else "under"
         segment = hpn_scale(p["chip_tbps"], 400).gpus_per_segment
+        lead = ", ".join(PATTERN_NAMES[q] for q in c.leaders)
+        place = (f"first: {lead}" if len(c.leaders) == 1 else
+                 f"tied first at {c.scores[c.leaders[0]]:+d}: {lead} (no rule breaks the tie)")
+        risks = "\n".join(f"risk, {PATTERN_NAMES[q]}: " + RISKS[q].split("; ")[0] for q in c.leaders)
         risk.set_text(f"plan for {c.target_gpus:,} GPUs: {building} ({c.building_gpus:,} at 1.2 kW); "
                       f"one {p['chip_tbps']:g}T segment holds {segment:,}\n"
                       f"MoE {moe:g}%: {moe_rule} the {MOE_MEANINGFUL_PCT:g}% at which rule 3 fires\n"
-                      f"first: {PATTERN_NAMES[c.first]}, last: {PATTERN_NAMES[c.last]}\nrisk of the first: "
-                      + ";\n  ".join(words))
+                      f"{place}\n{risks}")
 
     return update
 
 
 def decision_explorer() -> ModelView:
-    """Panel 13.7: the procedure's inputs → the four scores; the rules are ``fabric_choice.choose_fabric``."""
+    """Panel 13.7: the procedure's inputs → the four scores; the rules are ``fabric_designs.choice.choose_fabric``."""
     return ModelView(
         decision_summary,
         [Slider("gpus_3y", 1_024, 131_072, DEFAULTS["gpus_3y"], step=1_024, label="GPUs in three years"),
          Slider("power_mw", 10.0, 200.0, DEFAULTS["power_mw"], step=10.0, label="building power, MW"),
          Slider("moe_pct", 0.0, 100.0, DEFAULTS["moe_pct"], step=5.0, label="MoE share, %"),
-         Slider("chip_tbps", 51.2, 102.4, DEFAULTS["chip_tbps"], step=51.2, label="switch chip, Tb/s",
+         Slider("chip_tbps", 51.2, 102.4, DEFAULTS["chip_tbps"], step=51.2, label="switch chip, Tbps",
                 readout_format=".1f")],
         view_decision,
         checkboxes={"shared_hosts": DEFAULTS["shared_hosts"], "own_stack": DEFAULTS["own_stack"],
@@ -493,18 +499,19 @@ def figure_queue() -> Figure:
     shot = incast()
     fig = Figure(figsize=(7.2, 3.4), layout="constrained")
     ax = fig.add_subplot()
-    for kwargs, colour, label, ls in (({}, BROKEN_COLOUR, "deep-buffer chassis: the queue fits", "-"),
+    for kwargs, colour, label, ls in (({}, BROKEN_COLOUR, "receiver behind a deep chassis: the queue fits", "-"),
                                       ({"cap_mb": shot.shallow_per_port_mb}, LIMIT_COLOUR,
-                                       "shallow chip: PFC pauses at its ~0.8 MB share", "-"),
+                                       "single-chip rack switch: PFC pauses at its ~0.8 MB share", "-"),
                                       ({"admission": True}, CORRECT_COLOUR,
-                                       "receiver-driven admission: one BDP granted at a time", "--")):
+                                       "receiver-driven admission (assumed: one BDP in flight)", "--")):
         t, q = queue_trace(**kwargs)
         ax.plot(t, q, color=colour, lw=2, ls=ls, label=label)
     ax.axvline(22, color=GREY, lw=0.8, ls=":")
-    ax.text(22.5, 30, "one round trip (22 µs)", fontsize=7.5, color="#555555")
+    ax.text(22.5, 30, "one round trip (22 µs):\nusual first rate cut", fontsize=7.5, color="#555555")
     ax.axvline(72, color=GREY, lw=0.8, ls=":")
-    ax.text(71, 30, "first rate cut\n(22 + 50 µs)", fontsize=7.5, color="#555555", ha="right")
-    ax.set(xlabel="time since the burst began, µs", ylabel="queue, MB", xlim=(0, 75), ylim=(0, 58))
+    ax.text(71, 30, "worst case\n(22 + 50 µs)", fontsize=7.5, color="#555555", ha="right")
+    ax.set(xlabel="time since the burst began, µs", ylabel="queue at the receiver's port, MB", xlim=(0, 75),
+           ylim=(0, 58))
     ax.legend(loc="upper left", fontsize=8, frameon=False)
     return fig
 
@@ -561,7 +568,7 @@ def figure_decision_tree() -> Figure:
                     color="#555555")
 
     box(0.5, 0.92, "Step 3: any MoE share, or shared hosts?")
-    box(0.22, 0.7, "keep an any-to-any tier above the rails\n(rail-only: all-to-all +8.2–11.2%)")
+    box(0.22, 0.7, "keep a tier that joins the rails\n(rail-only: all-to-all +8.2–11.2%)")
     box(0.78, 0.7, "rail-only is possible, with a placement\ndiscipline you can enforce", "#eaf5ea")
     edge((0.45, 0.89), (0.25, 0.75), "yes")
     edge((0.55, 0.89), (0.75, 0.75), "no")
@@ -702,3 +709,146 @@ def figure_spraying(links: int = 16, flows: int = 16, seed: int = 0) -> Figure:
 
 
 __all__ += ["figure_spraying"]
+
+
+# -- tables and texts the chapter prints (kept here so the chapter's code cells stay short) -------------
+
+def table2_table() -> Any:
+    """Table II recomputed from Clos port counts, one row per (GPUs, radix) the source quotes, as a Styler."""
+    import pandas as pd
+
+    from ..fabric_designs.designs import TABLE2_STATED
+
+    rows = []
+    for (gpus, radix), stated in TABLE2_STATED.items():
+        r = table2_row(gpus, radix)
+        rows.append((f"{gpus:,}", radix, r.clos_tiers, f"{r.clos_switches:,}", r.rail_tiers, f"{r.rail_switches:,}",
+                     f"{r.clos_cost_musd:,.1f}", f"{r.rail_cost_musd:,.1f}", f"{r.saving_pct:.1f}", f"{stated:.0f}",
+                     f"{r.cost_removed_musd:,.1f}", f"{r.power_removed_mw:.2f}"))
+    frame = pd.DataFrame(rows, columns=[
+        "GPUs", "radix", "Clos tiers", "Clos switches", "rail tiers", "rail switches", "Clos cost, $M",
+        "rail cost, $M", "saving, %", "source's saving, %", "removed, $M", "removed, MW"])
+    return (frame.style.hide(axis="index").set_properties(**{"text-align": "right", "padding": "2px 8px"})
+            .set_uuid("ch4-t2"))
+
+
+def rules_text(**inputs: Any) -> str:
+    """Every rule that fires for ``inputs`` (the panel's defaults otherwise), then each pattern's risk line."""
+    c = choose_fabric(**{**DEFAULTS, **inputs})
+    import textwrap
+
+    lines = [f"{PATTERN_NAMES[p]:<28}{points:+d}  {reason}" for p, points, reason in c.rules]
+    lines.append("")
+    for p in PATTERNS:
+        lines += textwrap.wrap(f"risk, {PATTERN_NAMES[p]}: {RISKS[p]}", width=78, subsequent_indent="    ")
+    return "\n".join(lines)
+
+
+def moves_text(pattern: str) -> str:
+    """Each single change from the defaults that puts ``pattern`` first, and whether it leads alone or tied."""
+    from ..fabric_designs.choice import rank_after_each_change
+    from ..labels import words
+
+    lines = []
+    for name, value, rank, tied in rank_after_each_change(pattern):
+        if rank == 1:
+            shown = ("yes" if value else "no") if isinstance(value, bool) else (
+                f"{value:,}" if isinstance(value, int) else value)
+            how = "alone" if not tied else f"tied with {tied} other pattern{'s' if tied > 1 else ''}"
+            lines.append(f"  {words(name)} → {shown}: first, {how}")
+    return f"{PATTERN_NAMES[pattern]} comes first after:\n" + "\n".join(lines)
+
+
+def figure_astral() -> Figure:
+    """Figure 13.2: Astral's pattern: each aggregation group serves one rail, and a 1:1 core joins the rails."""
+    from ..fabric_designs.designs import ASTRAL
+
+    fig = Figure(figsize=(7.2, 3.0), layout="constrained")
+    ax = fig.add_subplot()
+    ax.set(xlim=(0, 1), ylim=(0, 1))
+    ax.set_axis_off()
+    rail_colours = ("#1f5fa8", "#2f8f3a", "#d9822b", "#7b4fa0")
+    for s in range(4):
+        ax.add_patch(Rectangle((s * 0.25 + 0.02, 0.03), 0.22, 0.12, fc="#f0f0f0", ec="#777777", lw=0.6))
+        for g in range(4):
+            _node(ax, s * 0.25 + 0.05 + g * 0.05, 0.09, 0.035, 0.06, rail_colours[g])
+    groups = [0.14, 0.38, 0.62, 0.86]
+    for r, x in enumerate(groups):
+        _node(ax, x, 0.5, 0.17, 0.08, "#dfe8f5", f"rail {r}: agg group", fs=6.5)
+        for s in range(4):
+            ax.plot([s * 0.25 + 0.05 + r * 0.05, x], [0.12, 0.46], color=rail_colours[r], lw=0.6)
+        for cx in (0.3, 0.7):
+            ax.plot([x, cx], [0.54, 0.76], color="#555555", lw=0.7)
+    for cx in (0.3, 0.7):
+        _node(ax, cx, 0.8, 0.24, 0.08, "#c8d7ee", "core, 1:1", fs=7)
+    ax.text(0.5, 0.99, "tier 2: one aggregation group per rail (the option HPN priced and did not build);\n"
+                       f"a 1:1 core joins the rails. Tencent runs {ASTRAL.gpus_in_production:,} GPUs in "
+                       f"{ASTRAL.pods_in_production} pods; the design reaches {ASTRAL.gpus_designed:,}",
+            ha="center", va="top", fontsize=7.5)
+    return fig
+
+
+def figure_astral_spread() -> Figure:
+    """Figure 13.6: Astral's measurement: all-to-all bandwidth lost by spreading a job over 32 pods."""
+    from ..fabric_designs.designs import ASTRAL
+
+    low, high = ASTRAL.spread_loss_1to1_pct
+    fig = Figure(figsize=(7.0, 2.4), layout="constrained")
+    ax = fig.add_subplot()
+    ax.barh([0], [high - low], left=[low], color=CORRECT_COLOUR, height=0.5)
+    ax.barh([1], [ASTRAL.extra_loss_16to1_pct], color=BROKEN_COLOUR, height=0.5)
+    ax.text(high + 1, 0, f"{low:g}–{high:g}% lost", va="center", fontsize=8)
+    ax.text(ASTRAL.extra_loss_16to1_pct + 1, 1, f"up to {ASTRAL.extra_loss_16to1_pct:g}% more", va="center",
+            fontsize=8)
+    ax.set(yticks=[0, 1], yticklabels=[f"one job over {ASTRAL.spread_pods} pods, 1:1 core",
+                                        "16:1 core instead: further loss"],
+           xlim=(0, 70), xlabel="all-to-all bandwidth lost, % (Astral, about 1K GPUs)")
+    ax.invert_yaxis()
+    return fig
+
+
+# -- Animation 13.2 as a stepper ---------------------------------------------------------------------------
+
+_QUEUE_BARS = ("single-chip rack switch", "receiver behind a deep chassis", "receiver-driven admission")
+
+
+def view_queue_step(ax: Axes) -> Updater:
+    """The queue at the receiver's port on three ports at one moment, as bars on a log scale."""
+    from ..fabric_designs.incast import queue_at
+
+    y = np.arange(3)
+    bars = ax.barh(y, [1e-3] * 3, color=[LIMIT_COLOUR, BROKEN_COLOUR, CORRECT_COLOUR], height=0.55)
+    for b in bars:
+        b.set_animated(True)
+    ax.set(yticks=y, yticklabels=_QUEUE_BARS, xscale="log", xlim=(0.01, 200), xlabel="queue at the receiver's "
+           "port, MB (log scale)")
+    ax.invert_yaxis()
+    ax.figure.subplots_adjust(left=0.36, right=0.97, bottom=0.3, top=0.9)
+    texts = [ax.text(0, i, "", va="center", fontsize=8, animated=True) for i in y]
+    status = ax.text(1.0, 1.03, "", transform=ax.transAxes, ha="right", va="bottom", fontsize=8, animated=True)
+
+    def update(p: Inputs, mode: Any = None) -> None:
+        q = queue_at(p["time_us"])
+        for bar, text, v in zip(bars, texts, (q.shallow_mb, q.deep_mb, q.admission_mb)):
+            bar.set_width(max(v, 1e-3))
+            text.set_position((max(v, 0.012) * 1.15, text.get_position()[1]))
+            text.set_text(f"{v:,.2f} MB")
+        texts[0].set_text(texts[0].get_text() + ("  PFC pausing the senders ⚠" if q.shallow_paused else ""))
+        status.set_text(f"{q.time_us:g} µs after the burst began"
+                        + ("; the first rate cut has taken effect" if q.rate_cut else ""))
+
+    return update
+
+
+def incast_stepper() -> ModelView:
+    """Animation 13.2 as a stepper: the 16-to-1 incast at 400G on three ports, moment by moment."""
+    from ..fabric_designs.incast import queue_at
+
+    return ModelView(queue_at, [Slider("time_us", 0, 80, 12, step=4, label="µs since the burst began")],
+                     view_queue_step, formats={"deep_mb": ".2f", "shallow_mb": ".2f", "admission_mb": ".2f"},
+                     title="Animation 13.2 · One incast, three ports", figsize=(6.4, 2.6))
+
+
+EXPLORERS["queue_step"] = incast_stepper
+__all__ += ["figure_astral", "figure_astral_spread", "incast_stepper", "moves_text", "rules_text", "table2_table",
+            "view_queue_step"]
