@@ -238,3 +238,14 @@ def test_tor_wiring_lays_out_at_most_a_million_nodes():
     with pytest.raises(ValueError, match=r"^tors × nodes_per_tor must be a whole number in 1\.\.1,048,576 "
                                          r"nodes, got 2 × 524,289 = 1,048,578$"):
         tor_wiring(2, (1 << 19) + 1, 2)
+
+
+# ----------------------------------------------------------------------- fabric designs (chapter 4)
+
+
+def test_tiers_for_takes_a_chip_of_at_most_a_million_tbps():
+    """A larger chip made the radix infinite (mutant 38 of tiers_for raised another error there)."""
+    from clustermath import tiers_for
+    assert tiers_for(15_360, 1e6) == 1
+    with pytest.raises(ValueError, match=r"^chip_tbps must be a number in \(0, 1e\+06\] Tbps, got 1\.79"):
+        tiers_for(15_360, 1.7976931348623157e308)

@@ -70,7 +70,7 @@ MESSAGES = [
     (table2_row, dict(gpus=32_768, radix=128),
      dict(gpus=f"{W} 1..inf GPUs", radix=f"{W} 4..inf ports", hb_domain=f"{W} 1..inf GPUs")),
     (spine_cost, {}, dict(clos_switches=f"{W} 0..inf", rail_switches=f"{W} 0..1,280", radix=f"{W} 1..inf ports")),
-    (tiers_for, dict(gpus=100), dict(gpus=f"{W} 0..inf GPUs", chip_tbps=f"{N} (0, inf) Tbps",
+    (tiers_for, dict(gpus=100), dict(gpus=f"{W} 0..inf GPUs", chip_tbps=f"{N} (0, 1e+06] Tbps",
                                      nic_gbps=f"{W} 1..inf Gbps")),
     (tier_counts, dict(gpus=100), dict(gpus=f"{W} 0..inf GPUs")),
     (transfer_step, {}, dict(pattern=f"{W} 0..3", step=f"{W} 0..8")),

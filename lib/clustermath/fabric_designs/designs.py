@@ -505,9 +505,11 @@ def tiers_for(gpus: int, chip_tbps: float = 51.2, nic_gbps: int = 400) -> int:
 
     The switch's radix at that speed is ``chip_tbps × 1000 / nic_gbps``
     (128 at 51.2T and 400G, 256 at 102.4T and 400G, 64 at 51.2T and 800G).
+    ``chip_tbps`` is at most a million Tbps (about 10,000 times today's chips), so the
+    radix stays a finite whole number.
     Source: source 001, section 13.8 (Panel 13.8).
     """
-    chip_tbps = real("chip_tbps", chip_tbps, low=0.0, low_open=True, unit="Tbps")
+    chip_tbps = real("chip_tbps", chip_tbps, low=0.0, low_open=True, high=1e6, unit="Tbps")
     nic_gbps = whole("nic_gbps", nic_gbps, low=1, unit="Gbps")
     radix = int(chip_tbps * 1000 // nic_gbps)
     if radix < 4:
