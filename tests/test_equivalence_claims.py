@@ -249,3 +249,11 @@ def test_tiers_for_takes_a_chip_of_at_most_a_million_tbps():
     assert tiers_for(15_360, 1e6) == 1
     with pytest.raises(ValueError, match=r"^chip_tbps must be a number in \(0, 1e\+06\] Tbps, got 1\.79"):
         tiers_for(15_360, 1.7976931348623157e308)
+
+
+def test_a_line_shorter_than_one_group_is_all_idle():
+    """One GPU cannot hold a TP group of two: the whole line is waste (mutant 69 of ring_builder,
+    which divided by at least two GPUs, halved it)."""
+    from clustermath import ring_builder
+    r = ring_builder(0.0, gpus_per_node=1, tp=2, hops=1, gpus=1, switch_gpus=1)
+    assert (r.ring_waste, r.static_waste, r.switch_waste, r.usable_gpus) == (1.0, 1.0, 1.0, 0.0)
