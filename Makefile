@@ -33,7 +33,7 @@ $(STAMP): requirements.txt pyproject.toml
 	@touch $(STAMP)
 
 # EDITION=student: the book a course publishes to its students, without the Solutions part, the
-# page for instructors or any link to them (tools/edition.py, book/_ext/edition.py), built into
+# page for instructors or any link to them (tools/edition.py, book/_ext/edition_links.py), built into
 # _build/student/_build/html. BOOK_FLAGS adds options to jupyter-book (student-check: -W).
 EDITION    ?= full
 BOOK_FLAGS ?=

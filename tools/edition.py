@@ -11,7 +11,7 @@ The student edition is the book a course can publish to the students it
 assigns exercises to: the chapters, the exercises (prompts, starter code and
 the checks students run), the appendices, and nothing that gives an answer
 away. It leaves out the Solutions part and the page for instructors, and
-``book/_ext/edition.py`` removes every paragraph that links to them. The
+``book/_ext/edition_links.py`` removes every paragraph that links to them. The
 exercise pages are the student copies in ``exercises/``, which hold no
 solution and no hidden test (``tools/exercises.py``).
 
