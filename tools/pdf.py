@@ -11,8 +11,9 @@ lets the single-page builder render folded code cells.
 
 The page is served on 127.0.0.1 (no request leaves it), the explorers are
 rendered from their stored state (their default pictures) and MathJax finishes
-before printing. A print stylesheet starts every chapter (each top-level
-heading) on a new page, keeps figures and table rows whole, hides the site's
+before printing. A print stylesheet starts every document of the table of
+contents after the first on a new page (the single-page builder marks each
+with a `<span id="document-...">` and demotes its title to an h3), keeps figures and table rows whole, hides the site's
 navigation and lets wide tables and code wrap. A4, backgrounds printed.
 """
 
@@ -26,6 +27,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests" / "browser"))
+sys.path.insert(0, str(REPO / "tools"))
 
 PRINT_CSS = """
 @page { size: A4; margin: 16mm 14mm; }
@@ -39,8 +41,7 @@ PRINT_CSS = """
     display: block !important; position: static !important; }
   .bd-main, .bd-content, .bd-article-container, .bd-page-width, .bd-container__inner {
     max-width: 100% !important; width: 100% !important; }
-  main section > h1, article section > h1 { break-before: page; page-break-before: always; }
-  main section:first-of-type > h1:first-child { break-before: auto; page-break-before: auto; }
+  span[id^="document-"] + section { break-before: page; page-break-before: always; }
   figure, img, .widget-subarea, tr, mjx-container { break-inside: avoid; page-break-inside: avoid; }
   table { font-size: 85%; }
   td, th { padding: 2px 6px !important; }
@@ -51,9 +52,13 @@ PRINT_CSS = """
 
 
 def write_config(path: Path) -> None:
+    """_config.yml for the single-page build, written under _build/pdf/: the local extensions'
+    paths are absolute, since Jupyter Book resolves them against the config's own folder."""
     import yaml
 
-    config = yaml.safe_load((REPO / "_config.yml").read_text(encoding="utf-8"))
+    from edition import derived_config
+
+    config = derived_config(REPO)
     config.setdefault("latex", {})["use_jupyterbook_latex"] = False
     sphinx = config.setdefault("sphinx", {})
     sphinx.setdefault("local_extensions", {})["pdf_singlehtml"] = str(REPO / "tools")

@@ -3,7 +3,9 @@ a local server for it, Debian's Chromium driven by Playwright, and one visit of
 one page at one width that measures everything the tests assert on.
 
 The site is `_build/html` at the repository root, or BOOK_HTML_DIR (for
-example /tmp/x/_build/html after `jupyter-book build . --path-output /tmp/x`).
+example /tmp/x/_build/html after `jupyter-book build . --path-output /tmp/x`),
+whose pages are those of `_toc.yml`, or of BOOK_TOC (the student edition's
+`_build/student/_toc.yml`).
 Chromium is /usr/bin/chromium or CHROMIUM; Playwright's own browser download
 is never needed (`.ci/run` installs Debian's `chromium` with apt).
 """
@@ -23,6 +25,8 @@ from urllib.parse import urlsplit
 
 REPO = Path(__file__).resolve().parent.parent.parent
 HTML_DIR = Path(os.environ.get("BOOK_HTML_DIR", REPO / "_build" / "html")).resolve()
+# The table of contents of that build: BOOK_TOC=_build/student/_toc.yml for the student edition.
+TOC = Path(os.environ.get("BOOK_TOC", REPO / "_toc.yml")).resolve()
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--headless",
@@ -41,7 +45,7 @@ def toc_files(repo: Path = REPO) -> list[str]:
     """Every document of _toc.yml, root first, in reading order (no suffix)."""
     import yaml
 
-    toc = yaml.safe_load((repo / "_toc.yml").read_text(encoding="utf-8"))
+    toc = yaml.safe_load((TOC if repo == REPO else repo / "_toc.yml").read_text(encoding="utf-8"))
     out = [toc["root"]]
 
     def walk(entries):

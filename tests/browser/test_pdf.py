@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -16,8 +17,9 @@ PDF = Path(os.environ.get("PDF_PATH", browsing.REPO / "_build" / "pdf" / "book.p
 
 
 def squash(text: str) -> str:
-    """Text without spacing or hyphenation differences (PDF text extraction varies)."""
-    return re.sub(r"[^0-9a-z]+", "", text.lower())
+    """Text without spacing, hyphenation or ligature differences (PDF text extraction varies;
+    the printed "efficiency" comes back with the single ligature character "ﬃ")."""
+    return re.sub(r"[^0-9a-z]+", "", unicodedata.normalize("NFKC", text).lower())
 
 
 @pytest.fixture(scope="module")
@@ -37,8 +39,11 @@ def test_page_count(pages):
 
 
 def test_every_chapter_title_starts_a_page(pages):
-    tops = [squash(p[:400]) for p in pages]
+    # The numbered title ("3. Where the traffic lands") at the top of a page: the chapter starts
+    # there, not where the exercises' title ("Exercises: where the traffic lands") happens to.
+    tops = [squash(p)[:120] for p in pages]
     whole = squash(" ".join(pages))
-    for doc, title in browsing.chapter_titles().items():
+    for number, (doc, title) in enumerate(browsing.chapter_titles().items(), start=1):
         assert squash(title) in whole, f"{doc}: title {title!r} is not in the PDF"
-        assert any(squash(title) in t for t in tops), f"{doc}: {title!r} does not start a page"
+        assert any(t.startswith(squash(f"{number}. {title}")) for t in tops), (
+            f"{doc}: {number}. {title!r} does not start a page")

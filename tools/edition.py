@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""The configuration of a derived build of the book: the student edition and the PDF.
+
+Usage: python tools/edition.py student _build/student
+       writes _build/student/_config.yml and _build/student/_toc.yml; then
+       jupyter-book build . --all --config _build/student/_config.yml \\
+           --toc _build/student/_toc.yml --path-output _build/student
+       (`make book EDITION=student`) builds the site into _build/student/_build/html.
+
+The student edition is the book a course can publish to the students it
+assigns exercises to: the chapters, the exercises (prompts, starter code and
+the checks students run), the appendices, and nothing that gives an answer
+away. It leaves out the Solutions part and the page for instructors, and
+``book/_ext/edition_links.py`` removes every paragraph that links to them. The
+exercise pages are the student copies in ``exercises/``, which hold no
+solution and no hidden test (``tools/exercises.py``).
+
+A build whose config lives outside the repository's root needs one change to
+_config.yml besides its own: Jupyter Book resolves the paths of
+``local_extensions`` against the folder of the config file, so they are
+written as absolute paths (``derived_config``).
+"""
+from __future__ import annotations
+
+import copy
+import fnmatch
+import sys
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parent.parent
+
+EDITIONS: dict[str, list[str]] = {
+    # document-name patterns each edition leaves out
+    "student": ["book/solutions/*", "book/instructors"],
+}
+
+
+def derived_config(repo: Path = REPO) -> dict:
+    """_config.yml with its local extensions' paths made absolute (valid from any folder)."""
+    config = yaml.safe_load((repo / "_config.yml").read_text(encoding="utf-8"))
+    sphinx = config.setdefault("sphinx", {})
+    extensions = sphinx.get("local_extensions") or {}
+    sphinx["local_extensions"] = {name: str((repo / path).resolve()) for name, path in extensions.items()}
+    return config
+
+
+def edition_toc(edition: str, repo: Path = REPO) -> dict:
+    """_toc.yml without the documents the edition leaves out (and without a part left empty)."""
+    patterns = EDITIONS[edition]
+    toc = yaml.safe_load((repo / "_toc.yml").read_text(encoding="utf-8"))
+
+    def keep(entries: list[dict]) -> list[dict]:
+        kept = []
+        for entry in entries or []:
+            if "file" in entry and any(fnmatch.fnmatchcase(entry["file"], p) for p in patterns):
+                continue
+            entry = dict(entry)
+            if "sections" in entry:
+                entry["sections"] = keep(entry["sections"])
+                if not entry["sections"]:
+                    del entry["sections"]
+            kept.append(entry)
+        return kept
+
+    out = copy.deepcopy(toc)
+    if "parts" in out:
+        parts = []
+        for part in out["parts"]:
+            part = dict(part, chapters=keep(part.get("chapters")))
+            if part["chapters"]:
+                parts.append(part)
+        out["parts"] = parts
+    if "chapters" in out:
+        out["chapters"] = keep(out["chapters"])
+    return out
+
+
+def edition_config(edition: str, repo: Path = REPO) -> dict:
+    config = derived_config(repo)
+    settings = config.setdefault("sphinx", {}).setdefault("config", {})
+    settings["book_edition"] = edition
+    settings["book_edition_leaves_out"] = list(EDITIONS[edition])
+    return config
+
+
+def write(edition: str, folder: Path, repo: Path = REPO) -> tuple[Path, Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    config, toc = folder / "_config.yml", folder / "_toc.yml"
+    config.write_text(yaml.safe_dump(edition_config(edition, repo), sort_keys=False), encoding="utf-8")
+    toc.write_text(yaml.safe_dump(edition_toc(edition, repo), sort_keys=False), encoding="utf-8")
+    return config, toc
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 2 or argv[0] not in EDITIONS:
+        known = ", ".join(["full", *EDITIONS])
+        print(f"usage: python tools/edition.py EDITION FOLDER  (EDITION: one of {known}; "
+              f"full is _config.yml itself){'' if not argv else f', got {argv[0]!r}'}", file=sys.stderr)
+        return 2
+    config, toc = write(argv[0], Path(argv[1]))
+    print(f"{argv[0]} edition: wrote {config} and {toc}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
