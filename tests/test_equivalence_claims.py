@@ -25,7 +25,7 @@ from clustermath.validate import real
 def test_check_tells_two_different_booleans_apart(value, expected):
     """``_exactly_equal`` mutant 2 made any two booleans equal: a yes/no mismatch must raise."""
     with pytest.raises(CheckFailed):
-        check("flag", value, expected)
+        check("flag", value, expected, kind="algebra")
 
 
 # ----------------------------------------------------------------------- runner

@@ -107,20 +107,27 @@ def test_wrap_errata_name_existing_models():
 
 
 def test_check_passes_prints_one_line_and_returns_nothing(capsys):
-    assert check("peak", 6400, 6400, unit="TFLOPS", source="source 000") is None
-    assert capsys.readouterr().out == "✓ peak: 6,400 TFLOPS  [source 000: 6,400 TFLOPS]\n"
+    assert check("peak", 6400, 6400, unit="TFLOPS", kind="quoted", source="source 000") is None
+    assert capsys.readouterr().out == "✓ peak: 6,400 TFLOPS  [quoted from source 000: 6,400 TFLOPS]\n"
 
 
 def test_check_percent_unit_has_no_space(capsys):
-    check("efficiency", 75, 75, unit="%")
-    assert capsys.readouterr().out == "✓ efficiency: 75%  [source: 75%]\n"
-    with pytest.raises(CheckFailed, match=r"^efficiency: computed 74%, but the source states 75%$"):
-        check("efficiency", 74, 75, unit="%")
+    check("efficiency", 75, 75, unit="%", kind="derived")
+    assert capsys.readouterr().out == "✓ efficiency: 75%  [derived by the book: 75%]\n"
+    with pytest.raises(CheckFailed, match=r"^efficiency: computed 74%, but derived by the book gives 75%$"):
+        check("efficiency", 74, 75, unit="%", kind="derived")
 
 
 def test_check_failure_names_label_computed_and_stated():
-    with pytest.raises(CheckFailed, match=r"^peak: computed 6,399 TFLOPS, but the source 000 states 6,400 TFLOPS$"):
-        check("peak", 6399, 6400, unit="TFLOPS", source="source 000")
+    with pytest.raises(CheckFailed, match=r"^peak: computed 6,399 TFLOPS, but quoted from source 000 gives "
+                                          r"6,400 TFLOPS$"):
+        check("peak", 6399, 6400, unit="TFLOPS", kind="quoted", source="source 000")
+
+
+def test_check_has_no_undeclared_kind():
+    """Every check says where its expected value comes from: there is no default to fall back on."""
+    with pytest.raises(TypeError, match="kind"):
+        check("x", 1, 1, source="source 000")  # type: ignore[call-arg]
 
 
 @pytest.mark.parametrize(
@@ -173,33 +180,34 @@ def test_check_failed_is_an_assertion_error():
 )
 def test_check_exact_comparison(value, expected, ok, capsys):
     if ok:
-        check("x", value, expected)
+        check("x", value, expected, kind="algebra")
     else:
         with pytest.raises(CheckFailed):
-            check("x", value, expected)
+            check("x", value, expected, kind="algebra")
 
 
 def test_check_tolerances(capsys):
-    check("abs", 1.04, 1.0, tol=0.05)
-    assert capsys.readouterr().out == "✓ abs: 1.04  [source: about 1]\n"
-    check("rel", 105, 100, rel=0.05)
-    assert capsys.readouterr().out == "✓ rel: 105  [source: about 100]\n"
-    check("abs wins", 1.5, 1.0, tol=0.5, rel=0.01)  # max(tol, rel*|expected|)
-    with pytest.raises(CheckFailed, match=r"but the source states about 100$"):
-        check("rel", 106, 100, rel=0.05)
+    q = dict(kind="quoted", source="source 000")
+    check("abs", 1.04, 1.0, tol=0.05, **q)
+    assert capsys.readouterr().out == "✓ abs: 1.04  [quoted from source 000: about 1]\n"
+    check("rel", 105, 100, rel=0.05, **q)
+    assert capsys.readouterr().out == "✓ rel: 105  [quoted from source 000: about 100]\n"
+    check("abs wins", 1.5, 1.0, tol=0.5, rel=0.01, **q)  # max(tol, rel*|expected|)
+    with pytest.raises(CheckFailed, match=r"but quoted from source 000 gives about 100$"):
+        check("rel", 106, 100, rel=0.05, **q)
     with pytest.raises(CheckFailed):
-        check("abs", 1.06, 1.0, tol=0.05)
+        check("abs", 1.06, 1.0, tol=0.05, **q)
 
 
 @pytest.mark.parametrize("kw", [{"tol": -0.1}, {"rel": -1e-9}])
 def test_check_rejects_negative_tolerances(kw):
     with pytest.raises(ValueError, match=r"^tol and rel must be >= 0"):
-        check("x", 1, 1, **kw)
+        check("x", 1, 1, kind="algebra", **kw)
 
 
 def test_check_fmt(capsys):
-    check("ratio", 0.5, 0.5, fmt=".1%")
-    assert capsys.readouterr().out == "✓ ratio: 50.0%  [source: 50.0%]\n"
+    check("ratio", 0.5, 0.5, fmt=".1%", kind="algebra", source="1/2")
+    assert capsys.readouterr().out == "✓ ratio: 50.0%  [algebra, 1/2: 50.0%]\n"
 
 
 @pytest.mark.parametrize(

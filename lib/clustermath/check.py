@@ -55,10 +55,10 @@ def check(
     tol: float = 0.0,
     rel: float = 0.0,
     fmt: str | None = None,
+    kind: str,
     source: str = "",
-    kind: str | None = None,
 ) -> None:
-    """Assert that ``value`` equals the ``expected`` value a source states, and say so.
+    """Assert that ``value`` equals ``expected``, and print one line saying where ``expected`` comes from.
 
     Integers, booleans and strings must match exactly.  Real numbers match when
     ``|value - expected| <= max(tol, rel * |expected|)``; with both tolerances
@@ -90,15 +90,12 @@ def check(
     else:
         ok = _exactly_equal(value, expected)
     if not ok:
-        said = f"the {origin} states" if kind is None else f"{origin} gives"
-        raise CheckFailed(f"{label}: computed {shown}, but {said} {stated}")
+        raise CheckFailed(f"{label}: computed {shown}, but {origin} gives {stated}")
     print(f"✓ {label}: {shown}  [{origin}: {stated}]")
 
 
-def _origin(kind: str | None, source: str) -> str:
+def _origin(kind: str, source: str) -> str:
     """The bracket's words before the expected value (see ``CHECK_KINDS``)."""
-    if kind is None:  # undeclared: the old form, kept until every chapter declares its kinds
-        return source or "source"
     if kind not in CHECK_KINDS:
         raise ValueError(f"kind must be one of {', '.join(CHECK_KINDS)}, got {kind!r}")
     if kind in ("quoted", "rebuilt"):
