@@ -48,7 +48,7 @@ from ..validate import one_of
 __all__ = [
     "CSV_NAME", "Check", "DISAGREEMENTS", "DISAGREEMENT_KINDS", "Disagreement", "FAMILIES", "KINDS", "KNOWN_UNITS",
     "LLAMA3_TABLE5", "METRICS", "MODEL_INPUTS", "PREDICT_RUN_INPUTS", "RECOMPUTE", "STATUSES",
-    "assumed_columns", "cross_checks", "csv_path", "disagreements", "family", "korthikanti_hardware_flops",
+    "assumed_columns", "comparable", "cross_checks", "csv_path", "disagreements", "family", "korthikanti_hardware_flops",
     "korthikanti_model_flops", "load_measurements", "narayanan_flops", "narayanan_params", "printed",
     "run_config",
 ]
@@ -200,6 +200,37 @@ def run_config(row: str | pd.Series | Mapping, accepts: Callable | None = None) 
             names = {p.name for p in params}
             config = {k: v for k, v in config.items() if k in names}
     return config
+
+
+_COMPARABLE = {
+    ("mfu", "model"): "mfu", ("mfu", ""): "mfu", ("hfu", "hardware"): "hfu", ("hfu", ""): "hfu",
+    ("pct_peak", "hardware"): "hfu", ("pct_peak", "model"): "mfu",
+    ("tflops_per_gpu", "hardware"): "tflops_per_gpu", ("tflops_per_gpu", "model"): "model_tflops_per_gpu",
+    ("iteration_s", ""): "step_s", ("iteration_s", "model"): "step_s", ("iteration_s", "hardware"): "step_s",
+    ("tokens_per_s", ""): "tokens_per_s", ("tokens_per_s", "model"): "tokens_per_s",
+    ("tokens_per_s", "hardware"): "tokens_per_s",
+}
+
+
+def comparable(row: str | pd.Series | Mapping) -> tuple[str, float]:
+    """What a throughput row measures, as ``predict_run``'s result names it, and the figure in that unit.
+
+    The row's ``metric`` and ``flops_basis`` decide the field: MFU (model FLOPs) is ``mfu``;
+    HFU and a "percent of peak" counted with recomputation (``flops_basis = hardware``, as
+    Narayanan et al.'s eq. 3 counts it) are ``hfu``; TFLOP/s per GPU is ``tflops_per_gpu``
+    on the hardware basis (recompute included) and ``model_tflops_per_gpu`` on the model
+    basis; an iteration time is ``step_s``. Percentages become fractions (41.2 -> 0.412).
+
+    Raises ``ValueError`` for a row that is not a throughput row with a known metric.
+    """
+    data = _row(row)
+    get = (lambda c: data.get(c, "")) if isinstance(data, Mapping) else (lambda c: data[c])
+    key = (str(get("metric") or ""), str(get("flops_basis") or ""))
+    if get("family") != "throughput" or key not in _COMPARABLE:
+        raise ValueError(f"row must be a throughput row with a metric of {METRICS}, got {key[0]!r} "
+                         f"(flops basis {key[1]!r})")
+    value = float(get("value"))
+    return _COMPARABLE[key], value / 100.0 if get("unit") == "%" else value
 
 
 def assumed_columns(row: str | pd.Series | Mapping) -> tuple[str, ...]:
