@@ -495,3 +495,21 @@ def _timed(call, n: int) -> float:
     for _ in range(n):
         call()
     return (time.perf_counter() - start) / n
+
+
+@settings(max_examples=80, deadline=None)
+@given(runs(), st.floats(0, 1), st.sampled_from(("tp_overlap", "pp_overlap", "dp_overlap")))
+def test_hiding_more_communication_never_slows_a_step(run, more, knob):
+    less = predict_run(**{**run, knob: 0.0})
+    hidden = predict_run(**{**run, knob: more})
+    assert hidden.step_s <= less.step_s * (1 + 1e-12)
+    assert hidden.compute_s == less.compute_s
+
+
+@settings(max_examples=80, deadline=None)
+@given(runs(), st.floats(1.0, 4.0))
+def test_faster_kernels_never_slow_a_step(run, factor):
+    slow = predict_run(**{**run, "kernel_efficiency": run["kernel_efficiency"] / factor})
+    fast = predict_run(**run)
+    assert fast.step_s <= slow.step_s * (1 + 1e-12)
+    assert fast.mfu >= slow.mfu * (1 - 1e-12)

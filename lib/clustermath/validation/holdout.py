@@ -121,7 +121,7 @@ def _throughput() -> list[Residual]:
             role, note = "outside", "software change the model cannot see (MegaScale Table 3 ablation)"
         else:
             role, note = "validation", ""
-        if "MegaScale" in r["software"] and role == "validation":
+        if r["software"] == "MegaScale" and role == "validation":
             note = "MegaScale's stack: overlapped TP, PP and DP, fused operators, parallel block"
         out.append(Residual(rid, "throughput", role, MODELS["throughput"], float(r["value"]),
                             predicted_value(throughput_prediction(rid), rid), r["unit"], r["key"], note))
