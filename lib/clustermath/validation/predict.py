@@ -114,8 +114,9 @@ def hardware_flops(*, layers: int, hidden: int, seq_len: int, vocab: int, sequen
     Full recompute gives Narayanan et al.'s eq. 3, ``96 B s l h² (1 + s/(6h) +
     V/(16 l h))``. For selective recompute this is the forward of the two
     attention-score products Korthikanti et al. recompute; their eq. 8 prints
-    ``72 B l s h² (1 + s/(3h) + …)``, which adds twice as much (``12 B s² h l``)
-    and is what their Table 5's HFU column follows.
+    ``72 B l s h² (1 + s/(3h) + …)``, which adds ``12 B s² h l``, three times
+    as much (the forward and backward of those products), and is what their
+    Table 5's HFU column follows (``DISAGREEMENTS``, ``korthikanti-eq8-selective``).
     """
     l, h, s, v = _shape(layers, hidden, seq_len, vocab)
     b = whole("sequences", sequences, integral_only=False)
