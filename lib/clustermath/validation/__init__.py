@@ -5,6 +5,10 @@
   stragglers), its calibrated constants and the rows they were fitted on;
 * ``training_time``: the effective training-time ratio of a run that fails,
   checkpoints and restarts, and the days a token budget takes;
+* ``holdout``: calibrate, then validate: every family of the measurements
+  against its model, with each row's role (calibration, validation, outside)
+  and the error per family (``residuals()``, ``summary()``; needs pandas,
+  so import it as ``from clustermath.validation import holdout``);
 * ``measurements``: published measurements of real training runs, as data
   (``load_measurements()`` returns the shipped ``measurements.csv`` as a pandas
   DataFrame; ``family()``, ``run_config()``, ``cross_checks()`` and
