@@ -118,11 +118,11 @@ def _throughput() -> list[Residual]:
         if rid in fitted:
             role, note = "calibration", f"fitted: {fitted[rid].replace('_', ' ')}"
         elif rid in SOFTWARE_ABLATIONS:
-            role, note = "outside", "software change the model cannot see (MegaScale Table 3 ablation)"
+            role, note = "outside", "a software change (MegaScale's Table 3)"
         else:
             role, note = "validation", ""
         if r["software"] == "MegaScale" and role == "validation":
-            note = "MegaScale's stack: overlapped TP, PP and DP, fused operators, parallel block"
+            note = "MegaScale's own stack"
         out.append(Residual(rid, "throughput", role, MODELS["throughput"], float(r["value"]),
                             predicted_value(throughput_prediction(rid), rid), r["unit"], r["key"], note))
     return out
@@ -181,7 +181,7 @@ def _memory() -> list[Residual]:
         extra = "; sequence parallelism adds no FLOPs" if r["sequence_parallel"] == "yes" else ""
         out.append(Residual(rid, "memory", "validation", "layer time scaled by FLOPs", float(r["value"]),
                             float(base["value"]) * _layer_ratio(r, r["recompute"]), r["unit"], r["key"],
-                            f"{r['recompute']} recompute{extra}"))
+                            f"{'no' if r['recompute'] == 'none' else r['recompute']} recompute{extra}"))
     for rid in ("kor22-ovh-full-large", "kor22-ovh-present-large"):
         r = frame.loc[rid]
         out.append(Residual(rid, "memory", "validation", "layer time scaled by FLOPs", 1 + float(r["value"]) / 100,

@@ -106,9 +106,9 @@ class RunExplorer(LiveFigure):
     """A published run under ``predict_run``: the row, the calibrated constants, micro-batch and interleaving."""
 
     CONSTANTS = (
-        Slider("kernel_efficiency", 0.30, 0.95, KERNEL_EFFICIENCY, 0.001, label="kernel efficiency, wide layers",
+        Slider("kernel_efficiency", 0.30, 0.95, KERNEL_EFFICIENCY, 0.001, label="kernel efficiency",
                readout_format=".3f"),
-        Slider("kernel_half_width", 0.0, 4002.0, KERNEL_HALF_WIDTH, 6.0, label="half-speed width (hidden size)",
+        Slider("kernel_half_width", 0.0, 4002.0, KERNEL_HALF_WIDTH, 6.0, label="half-speed width (h)",
                readout_format=",.0f"),
         Slider("bus_efficiency_up", 0.40, 1.0, BUS_EFFICIENCY_UP, 0.01, label="bus efficiency, scale-up",
                readout_format=".2f"),
@@ -117,7 +117,7 @@ class RunExplorer(LiveFigure):
         Slider("tp_overlap", 0.0, 1.0, 0.0, 0.05, label="tensor-parallel share hidden", readout_format=".2f"),
         Slider("pp_overlap", 0.0, 1.0, 0.0, 0.05, label="pipeline sends hidden", readout_format=".2f"),
         Slider("dp_overlap", 0.0, 1.0, DP_OVERLAP, 0.05, label="data-parallel share hidden", readout_format=".2f"),
-        Slider("straggler_cv", 0.0, 0.01, STRAGGLER_CV, 0.0001, label="rank-to-rank spread (CV)",
+        Slider("straggler_cv", 0.0, 0.01, STRAGGLER_CV, 0.0001, label="rank spread (CV)",
                readout_format=".4f"),
     )
 
@@ -274,7 +274,7 @@ def run_explorer(row: str = "ms24-t2-12") -> RunExplorer:
 
 # -- your own run ------------------------------------------------------------------------------------
 
-PEAKS = (("A100, 312 TFLOP/s", 312.0), ("H100, 989 TFLOP/s", 989.0), ("B200, 2,250 TFLOP/s", 2250.0))
+PEAKS = (("A100 (312)", 312.0), ("H100 (989)", 989.0), ("B200 (2,250)", 2250.0))
 """Dense 16-bit peaks the plan explorer offers (datasheet values)."""
 
 
@@ -290,11 +290,11 @@ class PlanExplorer(LiveFigure):
         Slider("dp", 1, 4096, 16, log=True, label="data-parallel size"),
         Slider("microbatch", 1, 8, 1, log=True, label="micro-batch (sequences)"),
         Slider("microbatches", 1, 512, 96, log=True, label="micro-batches per step"),
-        Slider("scale_up_GBps", 50.0, 1800.0, 300.0, log=True, label="scale-up link (GB/s per GPU)",
+        Slider("scale_up_GBps", 50.0, 1800.0, 300.0, log=True, label="scale-up link (GB/s)",
                readout_format=",.0f"),
-        Slider("scale_out_GBps", 5.0, 200.0, 25.0, log=True, label="scale-out link (GB/s per GPU)",
+        Slider("scale_out_GBps", 5.0, 200.0, 25.0, log=True, label="scale-out link (GB/s)",
                readout_format=",.1f"),
-        Slider("failures_per_1000", 0.5, 20.0, 3.8, 0.1, label="failures per 1,000 node-days",
+        Slider("failures_per_1000", 0.5, 20.0, 3.8, 0.1, label="failures/1,000 node-days",
                readout_format=".1f"),
         Slider("save_s", 5.0, 900.0, 60.0, log=True, label="checkpoint save (s)", readout_format=",.0f"),
         Slider("restart_s", 60.0, 3600.0, 600.0, log=True, label="restart after a failure (s)",
@@ -306,8 +306,8 @@ class PlanExplorer(LiveFigure):
         layout = W.Layout(width="100%", max_width="470px")
         style = {"description_width": "185px"}
         controls: dict[str, W.ValueWidget] = {s.port: s.widget(style, layout) for s in self.SLIDERS[:8]}
-        controls["peak_tflops"] = W.SelectionSlider(options=list(PEAKS), value=312.0, description="GPU (dense peak)",
-                                                    tooltip="GPU (dense peak)", continuous_update=True,
+        controls["peak_tflops"] = W.SelectionSlider(options=list(PEAKS), value=312.0, description="GPU (TFLOP/s peak)",
+                                                    tooltip="GPU (TFLOP/s peak)", continuous_update=True,
                                                     style=style, layout=layout)
         controls["recompute"] = W.SelectionSlider(options=[("none", "none"), ("selective", "selective"),
                                                            ("full", "full")], value="selective",
@@ -507,16 +507,24 @@ def figure_residuals(frame: Any, *, figsize: tuple[float, float] = (7.2, 3.8)) -
     return fig
 
 
+ROLE_WORDS = {"calibration": "fitted", "validation": "validated", "outside": "outside"}
+"""How the residual tables name a row's role."""
+
+
 def residual_table(frame: Any) -> HTML:
-    """Residual rows in the book's table style (``views.base.table``): row, source, measured,
-    predicted, unit, error, what the prediction assumed; rows off by more than 25% are shaded."""
-    header = ("row", "source", "measured", "predicted", "unit", "error", "note")
+    """Residual rows in the book's table style (``views.base.table``): the calibration rows first,
+    then the validation rows, then the rows outside the model, each with its measured and
+    predicted figure, the error and what the prediction assumed; a validation row off by more
+    than 25% is shaded."""
+    order = {"calibration": 0, "validation": 1, "outside": 2}
+    frame = frame.sort_values("role", key=lambda r: r.map(order), kind="stable")
+    header = ("row", "role", "measured", "predicted", "unit", "error", "note")
     rows, flagged = [], {}
     for i, (rid, r) in enumerate(frame.iterrows()):
         err = r["error"]
-        rows.append((rid, r["key"], f"{r['measured']:,.4g}",
+        rows.append((rid, ROLE_WORDS[r["role"]], f"{r['measured']:,.6g}",
                      "–" if math.isnan(r["predicted"]) else f"{r['predicted']:,.4g}", r["unit"],
                      "–" if math.isnan(err) else f"{err:+.1%}", r["note"]))
         if not math.isnan(err) and abs(err) > 0.25 and r["role"] == "validation":
             flagged[i] = f"off by more than 25%: {rid}"
-    return HTML(table(header, rows, flagged=flagged, text=(1, 4, 6)))
+    return HTML(table(header, rows, flagged=flagged, text=(1, 4, 6), nowrap_labels=True))
