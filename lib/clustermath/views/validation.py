@@ -125,6 +125,7 @@ class RunExplorer(LiveFigure):
         from ..validation import measurements
 
         self._m = measurements
+        self._rows_seen: dict[str, tuple[dict[str, Any], str, float]] = {}
         self._labels = _runs()
         if row not in self._labels.values():
             raise ValueError(f"row must be a throughput row of the measurements, got {row!r}")
@@ -135,7 +136,7 @@ class RunExplorer(LiveFigure):
                          tooltip="published run", style=style, layout=layout)
         controls: dict[str, W.ValueWidget] = {"row": run}
         controls.update({s.port: s.widget(style, layout) for s in self.CONSTANTS})
-        config = measurements.run_config(row, accepts=predict_run)
+        config = self._row(row)[0]
         controls["microbatch"] = W.SelectionSlider(options=[("1", 1)], value=1, description="micro-batch (sequences)",
                                                    tooltip="micro-batch (sequences)", continuous_update=True,
                                                    style=style, layout=layout)
@@ -166,7 +167,7 @@ class RunExplorer(LiveFigure):
     def _on_run(self, change: Mapping[str, Any]) -> None:
         self._hold = True
         try:
-            self._retarget(self.controls, self._m.run_config(change["new"], accepts=predict_run))
+            self._retarget(self.controls, self._row(change["new"])[0])
         finally:
             self._hold = False
         self.update()
@@ -175,21 +176,27 @@ class RunExplorer(LiveFigure):
         if not self._hold and change.get("owner") is not self.controls["row"]:
             self.update()
 
+    def _row(self, row: str) -> tuple[dict[str, Any], str, float]:
+        """The row's configuration, the field it measured and the figure in that field's unit (cached:
+        the CSV is read once per row, not on every update)."""
+        if row not in self._rows_seen:
+            field, measured = self._m.comparable(row)
+            self._rows_seen[row] = (self._m.run_config(row, accepts=predict_run), field, measured)
+        return self._rows_seen[row]
+
     def arguments(self) -> dict[str, Any]:
         """``predict_run``'s arguments: the row's configuration with the controls' values over it."""
         values = self.inputs
-        config = self._m.run_config(values.pop("row"), accepts=predict_run)
+        config, _, _ = self._row(values.pop("row"))
         return {**config, **values}
 
     def compute(self) -> tuple[RunPrediction, float, float, str]:
         """(prediction, the measured figure, the measured step in seconds, the figure's field)."""
-        from ..validation.holdout import predicted_value
-
-        row = self.controls["row"].value
+        _, field, measured = self._row(self.controls["row"].value)
         p = predict_run(**self.arguments())
-        field, measured = self._m.comparable(row)
-        value = predicted_value(p, row)
-        shown = 100 * measured if field in ("mfu", "hfu") else measured
+        scale = 100.0 if field in ("mfu", "hfu") else 1.0
+        shown = scale * measured
+        value = scale * getattr(p, field)
         step = measured if field == "step_s" else p.step_s * value / shown
         self._last = (p, shown, step, field)
         return self._last
@@ -199,10 +206,7 @@ class RunExplorer(LiveFigure):
 
     def _rows(self, result: tuple[RunPrediction, float, float, str]) -> list[tuple[str, str]]:
         p, measured, step, field = result
-        from ..validation.holdout import predicted_value
-
-        row = self.controls["row"].value
-        value = predicted_value(p, row)
+        value = (100.0 if field in ("mfu", "hfu") else 1.0) * getattr(p, field)
         what = {"mfu": "MFU (%)", "hfu": "HFU (%)", "tflops_per_gpu": "TFLOP/s per GPU, recompute counted",
                 "model_tflops_per_gpu": "model TFLOP/s per GPU", "step_s": "iteration time (s)",
                 "tokens_per_s": "tokens per second"}[field]
@@ -261,8 +265,7 @@ def view_run(ax: Axes) -> Updater:
         bars.set_verts(_stack(shares, 0.3, 0.4, SCALE))
         total = prediction.step_s / step
         clipped.set_data(([SCALE - 0.02], [0.5]) if total > SCALE else ([], []))
-        status.set_text(f"predicted step ÷ measured = {total:.4f} ({total - 1:+.1%}); "
-                        f"MFU {prediction.mfu:.2%}")
+        status.set_text(f"predicted ÷ measured step: {total:.4f}")
 
     return update
 
@@ -397,8 +400,7 @@ def view_plan(ax: Axes) -> Updater:
         lost = [(1.0 - e.ettr) * x / total if total > 0 else 0.0 for x in first]
         wall_bars.set_verts(_stack([e.ettr, *lost], 0.2, 0.6, 1.0))
         days = f"{d.wall_days:,.1f} days" if math.isfinite(d.wall_days) else "never done"
-        status.set_text(f"MFU {prediction.mfu:.2%} × training-time ratio {e.ettr:.2%} = "
-                        f"{prediction.mfu * e.ettr:.2%} of peak; {days}")
+        status.set_text(f"MFU {prediction.mfu:.2%} × ETTR {e.ettr:.2%}; {days}")
 
     return update
 
