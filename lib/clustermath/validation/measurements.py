@@ -660,10 +660,10 @@ def _build() -> tuple[Disagreement, ...]:
     out.append(Disagreement(
         id="nccltests175-theoretical", kind="cross-source", sources=("nccltests175", "nccl1048", "nccltests119"),
         rows=("ncclt175-a100-2node",), where="nccl-tests #175 vs the same report in nccl #1048",
-        claim="theoretical inter-node all-reduce busbw for 4 x 200 Gb/s NICs per node", stated=100.0,
+        claim="theoretical inter-node all-reduce busbw for 4 x 200 Gbps NICs per node", stated=100.0,
         recomputed=96.0, unit="GB/s",
         computation=("the reporter wrote 100 GB/s (4 x 25) in nccl-tests #175 and 96 GB/s in nccl #1048; the NCCL "
-                     "maintainer's rule of thumb is 24 GB/s per 200 Gb/s NIC (nccl-tests #119): 4 x 24 = 96. "
+                     "maintainer's rule of thumb is 24 GB/s per 200 Gbps NIC (nccl-tests #119): 4 x 24 = 96. "
                      "Measured 86 GB/s is 86% or 90% of it")))
     return tuple(out)
 

@@ -318,7 +318,7 @@ def predict_run(*, layers: int, hidden: int, seq_len: int, vocab: int, global_ba
     * ``bus_efficiency_up`` 0.82: row ``nccl1455-ring-8``, 8 × H100, NCCL
       ring all-reduce, 370 GB/s bus bandwidth over 450 GB/s NVLink.
     * ``bus_efficiency_out`` 0.80: row ``nccl1221-4node``, 4 nodes of 8 × H100
-      on 8 × 400 Gb/s RoCE, 320 GB/s bus bandwidth over 400 GB/s.
+      on 8 × 400 Gbps RoCE, 320 GB/s bus bandwidth over 400 GB/s.
     * ``dp_overlap`` 0: row ``ms24-t2-12`` (MegaScale, Jiang et al. 2024,
       Table 2: Megatron-LM on 12,288 GPUs, MFU 41.2%, the row with the
       largest data-parallel share). The row asks for less than nothing

@@ -53,7 +53,7 @@ WALL_COLOURS = {"training": "#0072B2", "checkpoint": "#F0E442", "rework": "#8822
 WALL_NAMES = {"training": "training", "checkpoint": "saving checkpoints", "rework": "redoing lost work",
               "restart": "restarting"}
 
-SOURCE_NAMES = {"narayanan2021": "Narayanan et al. 2021", "korthikanti2023": "Korthikanti et al. 2022",
+SOURCE_NAMES = {"narayanan2021": "Narayanan et al. 2021", "korthikanti2023": "Korthikanti et al. 2023",
                 "jiang2024megascale": "MegaScale 2024", "grattafiori2024llama3": "Llama 3 2024"}
 """The throughput sources, as the picture's legend names them."""
 MARKERS = {"narayanan2021": ("o", "#0072B2"), "korthikanti2023": ("s", "#E69F00"),
