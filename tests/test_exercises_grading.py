@@ -233,12 +233,36 @@ PLANTED_CH5 = [
     ("q11", "quiz_5 = 'd'", "dp_inside_tp_group", "ch5-tor"),
 ]
 
+PLANTED_CH6 = [
+    ("q1", "q1_efficiency = 370 / 900", "both_directions", "ch1-collective"),
+    ("q1", "def bus_bandwidth(algbw_GBps, ranks):\n    return algbw_GBps", "algbw_as_busbw", "ch6-collectives"),
+    ("q1", "q1_predicted_GBps = 0.80 * 300", "efficiency_on_wrong_link", "ch6-collectives"),
+    ("q1", "q1_error = 232.54 / q1_predicted_GBps - 1", "error_inverted", "ch6-validate"),
+    ("q2", "q2_mfu = 148 / 312", "pct_peak_as_mfu", "ch6-metrics"),
+    ("q2", "def flop_ratio(layers, hidden, seq_len, vocab, recompute):\n"
+           "    l, h, s, v = layers, hidden, seq_len, vocab\n"
+           "    model = 72 * (1 + s / (6 * h) + v / (12 * h * l))\n"
+           "    full = model + 24 * (1 + s / (6 * h))\n"
+           "    return full / model if recompute != 'none' else 1.0", "ratio_inverted", "ch6-metrics"),
+    ("q3", "q3_culprit = 'compute'", "compute_as_loss", "ch6-predict"),
+    ("q3", "q3_best_v = 2", "interleaving_ignored", "ch6-llama"),
+    ("q4", "q4_llama3_rate = 419 / (2_048 * 54)", "per_thousand_dropped", "ch6-failures"),
+    ("q4", "def job_mtbf_h(rate_per_1000, gpus, gpus_per_node=8):\n    return 24 / (gpus * rate_per_1000 / 1000)",
+     "gpus_as_nodes", "ch6-failures"),
+    ("q5", "q5_ettr = ettr_first_order(tau, save_s, mtbf_s, 0)", "restart_ignored", "ch6-ettr"),
+    ("q5", "def young_interval_s(save_s, mtbf_s):\n    return math.sqrt(save_s * mtbf_s)", "young_without_two",
+     "ch2-young"),
+    ("q6", "q6_large = 'bubble'", "bubble_dominates", "ch6-bubble-drop"),
+    ("q6", "def largest_loss(parts):\n    return max(parts, key=parts.get)", "compute_as_loss", "ch6-predict"),
+]
+
 PLANTED = (
     [("ch01_exercises", *row) for row in PLANTED_CH1]
     + [("ch02_exercises", *row) for row in PLANTED_CH2]
     + [("ch03_exercises", *row) for row in PLANTED_CH3]
     + [("ch04_exercises", *row) for row in PLANTED_CH4]
     + [("ch05_exercises", *row) for row in PLANTED_CH5]
+    + [("ch06_exercises", *row) for row in PLANTED_CH6]
 )
 
 
@@ -249,6 +273,7 @@ def test_a_planted_mistake_fails_its_question_and_names_the_misconception(
     import clustermath.feedback.placement  # noqa: F401  (registers chapter 3's misconceptions)
     import clustermath.feedback.reliability  # noqa: F401  (registers chapter 2's misconceptions)
     import clustermath.feedback.fabric_designs  # noqa: F401  (registers chapter 4's misconceptions)
+    import clustermath.feedback.validation  # noqa: F401  (registers chapter 6's misconceptions)
     from clustermath.feedback import CATALOGUE
 
     autograder_nb, _ = assigned[stem]

@@ -84,7 +84,7 @@ def positions(control: W.ValueWidget, n: int, rng: random.Random) -> list[Any]:
     """N values a reader could give this control."""
     if isinstance(control, (W.Checkbox, W.ToggleButton)):
         return [i % 2 == 0 for i in range(n)]
-    if isinstance(control, W.SelectionSlider):
+    if isinstance(control, (W.SelectionSlider, W.Dropdown)):
         values = [value for _, value in control.options] if isinstance(control.options[0], tuple) \
             else list(control.options)
         return [rng.choice(values) for _ in range(n)]

@@ -51,10 +51,11 @@ COMPOSITIONS = ["test_ch1_worked_tables.py", "test_ch1_source_numbers.py", "test
 # `-k "not explorer"` leaves out, so it is not listed
 CH4 = ["test_fabric_designs.py", "test_mutants_fabric.py"]
 CH5 = ["test_scaleup.py", "test_scaleup_ring.py", "test_mutants_scaleup.py"]
+CH6 = ["test_predict_run.py", "test_holdout.py", "test_measurements.py"]
 # the inputs on which listed "equivalents" turned out not to be (issue 21), for every group
 CLAIMS = "test_equivalence_claims.py"
-CH1, PLUMBING, CH2, CH3, COMPOSITIONS, CH4, CH5 = ([*g, CLAIMS] for g in (CH1, PLUMBING, CH2, CH3, COMPOSITIONS,
-                                                                          CH4, CH5))
+CH1, PLUMBING, CH2, CH3, COMPOSITIONS, CH4, CH5, CH6 = ([*g, CLAIMS] for g in (
+    CH1, PLUMBING, CH2, CH3, COMPOSITIONS, CH4, CH5, CH6))
 MODULES: dict[str, list[str]] = {
     **{f"peak/{m}": CH1 for m in ("scaling.py", "collectives.py", "pipeline.py", "checkpoint.py",
                                   "failures.py", "stragglers.py", "activations.py", "fabric.py",
@@ -69,6 +70,7 @@ MODULES: dict[str, list[str]] = {
     **{f"fabric_designs/{m}": CH4 for m in ("designs.py", "choice.py", "incast.py", "load_balance.py",
                                             "redundancy.py")},
     **{f"scaleup/{m}": CH5 for m in ("domains.py", "ring_builder.py")},
+    **{f"validation/{m}": CH6 for m in ("predict.py", "training_time.py", "measurements.py", "holdout.py")},
 }
 """Every model module (path under lib/clustermath) and the test files that cover it.
 ``make mutants MODULES=<wing>`` runs one wing's modules (``peak``, ``reliability``, ...)."""

@@ -10,4 +10,4 @@ only, never views, ipywidgets or matplotlib.
 """
 from .core import *  # noqa: F401,F403  (the public API: expect, suspect, ...)
 from .core import __all__
-from . import peak, reliability, placement, fabric_designs, scaleup  # noqa: F401  (register the catalogues)
+from . import peak, reliability, placement, fabric_designs, scaleup, validation  # noqa: F401  (register the catalogues)

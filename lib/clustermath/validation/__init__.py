@@ -5,6 +5,10 @@
   stragglers), its calibrated constants and the rows they were fitted on;
 * ``training_time``: the effective training-time ratio of a run that fails,
   checkpoints and restarts, and the days a token budget takes;
+* ``holdout``: calibrate, then validate: every family of the measurements
+  against its model, with each row's role (calibration, validation, outside)
+  and the error per family (``residuals()``, ``summary()``; needs pandas,
+  so import it as ``from clustermath.validation import holdout``);
 * ``measurements``: published measurements of real training runs, as data
   (``load_measurements()`` returns the shipped ``measurements.csv`` as a pandas
   DataFrame; ``family()``, ``run_config()``, ``cross_checks()`` and
@@ -21,7 +25,7 @@ from .training_time import __all__ as _training_time_all
 
 _MEASUREMENTS = (
     "CSV_NAME", "Check", "DISAGREEMENTS", "DISAGREEMENT_KINDS", "Disagreement", "FAMILIES", "KNOWN_UNITS",
-    "LLAMA3_TABLE5", "MODEL_INPUTS", "PREDICT_RUN_INPUTS", "assumed_columns", "cross_checks", "csv_path",
+    "LLAMA3_TABLE5", "MODEL_INPUTS", "PREDICT_RUN_INPUTS", "assumed_columns", "comparable", "cross_checks", "csv_path",
     "disagreements", "family", "load_measurements", "printed", "run_config",
 )
 

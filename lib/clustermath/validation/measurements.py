@@ -48,7 +48,7 @@ from ..validate import one_of
 __all__ = [
     "CSV_NAME", "Check", "DISAGREEMENTS", "DISAGREEMENT_KINDS", "Disagreement", "FAMILIES", "KINDS", "KNOWN_UNITS",
     "LLAMA3_TABLE5", "METRICS", "MODEL_INPUTS", "PREDICT_RUN_INPUTS", "RECOMPUTE", "STATUSES",
-    "assumed_columns", "cross_checks", "csv_path", "disagreements", "family", "korthikanti_hardware_flops",
+    "assumed_columns", "comparable", "cross_checks", "csv_path", "disagreements", "family", "korthikanti_hardware_flops",
     "korthikanti_model_flops", "load_measurements", "narayanan_flops", "narayanan_params", "printed",
     "run_config",
 ]
@@ -200,6 +200,37 @@ def run_config(row: str | pd.Series | Mapping, accepts: Callable | None = None) 
             names = {p.name for p in params}
             config = {k: v for k, v in config.items() if k in names}
     return config
+
+
+_COMPARABLE = {
+    ("mfu", "model"): "mfu", ("mfu", ""): "mfu", ("hfu", "hardware"): "hfu", ("hfu", ""): "hfu",
+    ("pct_peak", "hardware"): "hfu", ("pct_peak", "model"): "mfu",
+    ("tflops_per_gpu", "hardware"): "tflops_per_gpu", ("tflops_per_gpu", "model"): "model_tflops_per_gpu",
+    ("iteration_s", ""): "step_s", ("iteration_s", "model"): "step_s", ("iteration_s", "hardware"): "step_s",
+    ("tokens_per_s", ""): "tokens_per_s", ("tokens_per_s", "model"): "tokens_per_s",
+    ("tokens_per_s", "hardware"): "tokens_per_s",
+}
+
+
+def comparable(row: str | pd.Series | Mapping) -> tuple[str, float]:
+    """What a throughput row measures, as ``predict_run``'s result names it, and the figure in that unit.
+
+    The row's ``metric`` and ``flops_basis`` decide the field: MFU (model FLOPs) is ``mfu``;
+    HFU and a "percent of peak" counted with recomputation (``flops_basis = hardware``, as
+    Narayanan et al.'s eq. 3 counts it) are ``hfu``; TFLOP/s per GPU is ``tflops_per_gpu``
+    on the hardware basis (recompute included) and ``model_tflops_per_gpu`` on the model
+    basis; an iteration time is ``step_s``. Percentages become fractions (41.2 -> 0.412).
+
+    Raises ``ValueError`` for a row that is not a throughput row with a known metric.
+    """
+    data = _row(row)
+    get = (lambda c: data.get(c, "")) if isinstance(data, Mapping) else (lambda c: data[c])
+    key = (str(get("metric") or ""), str(get("flops_basis") or ""))
+    if get("family") != "throughput" or key not in _COMPARABLE:
+        raise ValueError(f"row must be a throughput row with a metric of {METRICS}, got {key[0]!r} "
+                         f"(flops basis {key[1]!r})")
+    value = float(get("value"))
+    return _COMPARABLE[key], value / 100.0 if get("unit") == "%" else value
 
 
 def assumed_columns(row: str | pd.Series | Mapping) -> tuple[str, ...]:
@@ -564,6 +595,23 @@ def _build() -> tuple[Disagreement, ...]:
         where="Appendix B", claim="sbhp = 2.73 GB", stated=_v("kor22-sbhp"), recomputed=sbhp / 1e9, unit="GB",
         computation=f"2048 x 1 x 20480 x 35 x 2 bytes = {sbhp:,} B = {sbhp / 1e9:.2f} GB = {sbhp / 2**30:.2f} GiB"))
 
+    r22 = _typed().loc["kor22-t5-1a"]
+    shape = (int(r22["global_batch"]), int(r22["layers"]), int(r22["hidden"]), int(r22["vocab"]), int(r22["seq_len"]))
+    b, l, h, s = shape[0], shape[1], shape[2], shape[4]
+    physical = korthikanti_model_flops(*shape) + 4 * b * l * s * s * h
+    hfu = r22["value"] * physical / korthikanti_model_flops(*shape)
+    out.append(Disagreement(
+        id="korthikanti-eq8-selective", kind="metric", sources=("korthikanti2023",),
+        rows=("kor22-t5-1a", "kor22-t5-2a", "kor22-t5-3a", "kor22-t5-4a"),
+        where="Appendix A, eq. (8), which Table 5's HFU column follows",
+        claim=f"22B model: HFU {r22['stated_hfu_pct']:g}% with selective recompute (MFU {r22['value']:g}%)",
+        stated=float(r22["stated_hfu_pct"]), recomputed=hfu, unit="%",
+        computation=("selective recompute repeats the forward pass of the two attention-score products, "
+                     "Q K^T and scores x V, 2 B s^2 h FLOPs each per layer: 4 B L s^2 h in all. Eq. (8) writes "
+                     "72 B L s h^2 (1 + s/(3h) + ...), which adds 12 B L s^2 h, the forward and the backward of "
+                     f"those products, three times the repeated work. Counting the repeat once, the HFU is "
+                     f"{r22['value']:g}% x {physical / korthikanti_model_flops(*shape):.4f} = {hfu:.1f}%; the gap "
+                     "shrinks with width (56.5% against 57.0% at 1T)")))
     low, high = 100 / (4 * 3600) * 100, 100 / (2 * 3600) * 100
     out.append(Disagreement(
         id="hpn-checkpoint-overhead", kind="arithmetic", sources=("qian2024hpn",), rows=("hpn-ckpt-time",),
@@ -612,10 +660,10 @@ def _build() -> tuple[Disagreement, ...]:
     out.append(Disagreement(
         id="nccltests175-theoretical", kind="cross-source", sources=("nccltests175", "nccl1048", "nccltests119"),
         rows=("ncclt175-a100-2node",), where="nccl-tests #175 vs the same report in nccl #1048",
-        claim="theoretical inter-node all-reduce busbw for 4 x 200 Gb/s NICs per node", stated=100.0,
+        claim="theoretical inter-node all-reduce busbw for 4 x 200 Gbps NICs per node", stated=100.0,
         recomputed=96.0, unit="GB/s",
         computation=("the reporter wrote 100 GB/s (4 x 25) in nccl-tests #175 and 96 GB/s in nccl #1048; the NCCL "
-                     "maintainer's rule of thumb is 24 GB/s per 200 Gb/s NIC (nccl-tests #119): 4 x 24 = 96. "
+                     "maintainer's rule of thumb is 24 GB/s per 200 Gbps NIC (nccl-tests #119): 4 x 24 = 96. "
                      "Measured 86 GB/s is 86% or 90% of it")))
     return tuple(out)
 

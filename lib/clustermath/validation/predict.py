@@ -25,7 +25,7 @@ direction (1 GB = 1e9 bytes), FLOP rates in TFLOP/s (1e12).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Any, Mapping
 
@@ -51,7 +51,7 @@ ACTIVATION_BYTES = 2
 KERNEL_EFFICIENCY = 0.638
 """Share of peak the kernels of a very wide model sustain when nothing waits (fitted with
 KERNEL_HALF_WIDTH: CALIBRATION[0] and [1])."""
-KERNEL_HALF_WIDTH = 955.0
+KERNEL_HALF_WIDTH = 954.0
 """Hidden size at which the kernels reach half of ``KERNEL_EFFICIENCY`` (Hockney's n½;
 fitted with KERNEL_EFFICIENCY: CALIBRATION[0] and [1])."""
 BUS_EFFICIENCY_UP = 0.82
@@ -114,8 +114,9 @@ def hardware_flops(*, layers: int, hidden: int, seq_len: int, vocab: int, sequen
     Full recompute gives Narayanan et al.'s eq. 3, ``96 B s l h² (1 + s/(6h) +
     V/(16 l h))``. For selective recompute this is the forward of the two
     attention-score products Korthikanti et al. recompute; their eq. 8 prints
-    ``72 B l s h² (1 + s/(3h) + …)``, which adds twice as much (``12 B s² h l``)
-    and is what their Table 5's HFU column follows.
+    ``72 B l s h² (1 + s/(3h) + …)``, which adds ``12 B s² h l``, three times
+    as much (the forward and backward of those products), and is what their
+    Table 5's HFU column follows (``DISAGREEMENTS``, ``korthikanti-eq8-selective``).
     """
     l, h, s, v = _shape(layers, hidden, seq_len, vocab)
     b = whole("sequences", sequences, integral_only=False)
@@ -308,22 +309,23 @@ def predict_run(*, layers: int, hidden: int, seq_len: int, vocab: int, global_ba
     Calibrated constants (defaults; ``CALIBRATION`` names the rows,
     ``calibrate_defaults`` refits them):
 
-    * ``kernel_efficiency`` (η_∞) 0.638 and ``kernel_half_width`` (h½) 955,
-      together: Narayanan et al. (2021) Table 2, the 529.6 B model with
-      PTD-P on 560 GPUs, 171 TFLOP/s per GPU (of the throughput rows, the one
-      whose predicted step is most purely compute, 90%, at h = 20,480); and
-      Table 1, the 1.7 B model on 32 GPUs, 137 TFLOP/s per GPU (the
-      narrowest model, h = 2,304).
-    * ``bus_efficiency_up`` 0.82: 8 × H100, NCCL ring all-reduce, 365–370 GB/s
-      bus bandwidth over 450 GB/s NVLink (NVIDIA/nccl issue 1455).
-    * ``bus_efficiency_out`` 0.80: 4 nodes of 8 × H100 on 8 × 400 Gb/s RoCE,
-      320 GB/s bus bandwidth over 400 GB/s (NVIDIA/nccl issue 1221).
-    * ``dp_overlap`` 0: MegaScale (Jiang et al. 2024) Table 2, Megatron-LM on
-      12,288 GPUs, MFU 41.2% (the row with the largest data-parallel share).
-      The row asks for less than nothing hidden, so the constant sits at its
-      bound.
-    * ``straggler_cv`` 0.0018: MegaScale §6.3, evicting the slow hosts of a
-      >10,000-GPU job gained about 0.7%: ``0.007 / slowest_of(12,288)``.
+    * ``kernel_efficiency`` (η_∞) 0.638 and ``kernel_half_width`` (h½) 954,
+      together: row ``nar21-t2-04`` (Narayanan et al. 2021, Table 2, the
+      529.6 B model with PTD-P on 560 GPUs, 171 TFLOP/s per GPU: of the
+      throughput rows, the one whose predicted step is most purely compute,
+      90%, at h = 20,480) and row ``nar21-t1-01`` (Table 1, the 1.7 B model
+      on 32 GPUs, 137 TFLOP/s per GPU: the narrowest model, h = 2,304).
+    * ``bus_efficiency_up`` 0.82: row ``nccl1455-ring-8``, 8 × H100, NCCL
+      ring all-reduce, 370 GB/s bus bandwidth over 450 GB/s NVLink.
+    * ``bus_efficiency_out`` 0.80: row ``nccl1221-4node``, 4 nodes of 8 × H100
+      on 8 × 400 Gbps RoCE, 320 GB/s bus bandwidth over 400 GB/s.
+    * ``dp_overlap`` 0: row ``ms24-t2-12`` (MegaScale, Jiang et al. 2024,
+      Table 2: Megatron-LM on 12,288 GPUs, MFU 41.2%, the row with the
+      largest data-parallel share). The row asks for less than nothing
+      hidden, so the constant sits at its bound.
+    * ``straggler_cv`` 0.0018: row ``ms24-evict-gain`` (MegaScale §6.3:
+      evicting the slow hosts of a >10,000-GPU job gained about 0.7%):
+      ``0.007 / slowest_of(12,288)``.
 
     Not fitted: ``tp_overlap = pp_overlap = 0`` (Megatron-LM, the stack of
     most published rows, waits for these transfers; a stack that overlaps
@@ -456,9 +458,6 @@ def predict_run(*, layers: int, hidden: int, seq_len: int, vocab: int, global_ba
 
 # -- calibration ---------------------------------------------------------------------------------
 
-A100 = {"peak_tflops": 312.0, "scale_up_GBps": 300.0, "scale_out_GBps": 25.0}
-"""A100 SXM in Selene-class nodes: dense BF16/FP16 peak, NVLink per direction, one 200 Gb/s NIC per GPU."""
-
 CONSTANTS = ("kernel_efficiency", "kernel_half_width", "bus_efficiency_up", "bus_efficiency_out",
              "tp_overlap", "pp_overlap", "dp_overlap", "straggler_cv")
 """The constants of ``predict_run`` that ``calibrate`` can solve for."""
@@ -470,63 +469,87 @@ METRICS = ("step_s", "iteration_s", "mfu", "hfu", "pct_peak", "tflops_per_gpu", 
 
 @dataclass(frozen=True)
 class Calibration:
-    """One calibrated constant and the measured figure it was fitted on."""
+    """One calibrated constant and the measured row of ``measurements.csv`` it was fitted on.
+
+    Only the constant, its rounded default, the row's id and the search range
+    live here; what was measured, the run's configuration, the source and the
+    place in it are read from the CSV (``clustermath.validation.measurements``,
+    loaded on first use), so each fact has one place.
+    """
 
     constant: str
     value: float
     """The default ``predict_run`` uses (the fit, rounded)."""
-    metric: str
-    """What was measured: a ``METRICS`` name (solved with ``calibrate``); ``busbw_share``, a
-    collective's bus bandwidth over its link rate (the constant itself); or ``step_gain``,
-    the step time saved by evicting stragglers (divided by ``slowest_of(ranks)``)."""
-    measured: float
-    source: str
-    """Key in ``book/references.bib``, or the issue thread."""
-    where: str
-    note: str
-    """Row id in ``shared/notes/validation-sources.md``."""
-    run: Mapping[str, Any] = field(default_factory=dict)
-    """``predict_run`` arguments of the calibration row (empty for the direct ones)."""
+    row: str
+    """The id of the measured row in ``measurements.csv``."""
     low: float = 0.0
     high: float = 1.0
-    ranks: int = 0
-    """Job size of a ``step_gain`` row."""
+
+    @property
+    def _data(self) -> Mapping[str, Any]:
+        from . import measurements
+        return measurements.load_measurements().loc[self.row]
+
+    @property
+    def metric(self) -> str:
+        """What is compared: a ``METRICS`` name (a throughput row, solved with ``calibrate``);
+        ``busbw_share``, a collective's bus bandwidth over its link rate (the constant itself);
+        or ``step_gain``, the step time saved by evicting stragglers (divided by ``slowest_of(ranks)``)."""
+        family = self._data["family"]
+        if family == "collectives":
+            return "busbw_share"
+        if family == "stragglers":
+            return "step_gain"
+        from . import measurements
+        return measurements.comparable(self.row)[0]
+
+    @property
+    def measured(self) -> float:
+        """The row's figure in the unit of ``metric`` (a share as a fraction)."""
+        data = self._data
+        if data["family"] == "collectives":
+            return float(data["value"]) / float(data["link_GBps"])
+        if data["family"] == "stragglers":
+            return float(data["value"]) / 100.0
+        from . import measurements
+        return measurements.comparable(self.row)[1]
+
+    @property
+    def run(self) -> dict[str, Any]:
+        """``predict_run`` arguments of a throughput row (empty for the direct ones)."""
+        if self._data["family"] != "throughput":
+            return {}
+        from . import measurements
+        return measurements.run_config(self.row, accepts=predict_run)
+
+    @property
+    def ranks(self) -> int:
+        """Job size of a ``step_gain`` row (0 otherwise)."""
+        gpus = self._data["gpus"]
+        return int(gpus) if self.metric == "step_gain" else 0
+
+    @property
+    def source(self) -> str:
+        """Key in ``book/references.bib``."""
+        return str(self._data["key"])
+
+    @property
+    def where(self) -> str:
+        """Where in the source the figure is printed."""
+        return str(self._data["where"])
 
 
 CALIBRATION: tuple[Calibration, ...] = (
-    Calibration("kernel_efficiency", KERNEL_EFFICIENCY, "tflops_per_gpu", 171.0, "narayanan2021",
-                "Table 2, PTD-P, 529.6 B parameters on 560 GPUs (TP 8, PP 35: Table 1's split)", "B2",
-                run={"layers": 105, "hidden": 20480, "heads": 128, "seq_len": 2048, "vocab": 51200,
-                     "global_batch": 2240, "microbatch": 1, "gpus": 560, "tp": 8, "pp": 35,
-                     "recompute": "full", **A100},
-                low=0.05, high=1.0),
-    Calibration("kernel_half_width", KERNEL_HALF_WIDTH, "tflops_per_gpu", 137.0, "narayanan2021",
-                "Table 1, 1.7 B parameters on 32 GPUs (micro-batch 16: NVIDIA/Megatron-LM "
-                "examples/sc21/run_table_1.sh)", "D1",
-                run={"layers": 24, "hidden": 2304, "heads": 24, "seq_len": 2048, "vocab": 51200,
-                     "global_batch": 512, "microbatch": 16, "gpus": 32, "tp": 1, "pp": 1,
-                     "recompute": "full", **A100},
-                low=0.0, high=20_000.0),
-    Calibration("bus_efficiency_up", BUS_EFFICIENCY_UP, "busbw_share", 367.5 / 450.0, "NVIDIA/nccl#1455",
-                "8×H100 SXM, NCCL_ALGO=RING, 2–4 GB: 365–370 GB/s bus bandwidth over 450 GB/s NVLink",
-                "A1"),
-    Calibration("bus_efficiency_out", BUS_EFFICIENCY_OUT, "busbw_share", 320.0 / 400.0, "NVIDIA/nccl#1221",
-                "4 nodes × 8 H100, 8×400 Gb/s RoCE per node: 320 GB/s bus bandwidth over 400 GB/s",
-                "A6"),
-    Calibration("dp_overlap", DP_OVERLAP, "mfu", 0.412, "jiang2024megascale",
-                "Table 2, Megatron-LM, 175 B, batch 6,144, 12,288 GPUs (TP 8, PP 8, 6 virtual stages: "
-                "Table 1; micro-batch 1 assumed)", "B3",
-                run={"layers": 96, "hidden": 12288, "heads": 128, "seq_len": 2048, "vocab": 64000,
-                     "global_batch": 6144, "microbatch": 1, "gpus": 12288, "tp": 8, "pp": 8,
-                     "virtual_stages": 6, **A100}),
-    Calibration("straggler_cv", STRAGGLER_CV, "step_gain", 0.007, "jiang2024megascale",
-                "§6.3: evicting the slow hosts of a >10,000-GPU job raised MFU by about 0.7% "
-                "(taken as 0.7% of the step at 12,288 GPUs)", "G1", ranks=12_288),
+    Calibration("kernel_efficiency", KERNEL_EFFICIENCY, "nar21-t2-04", low=0.05, high=1.0),
+    Calibration("kernel_half_width", KERNEL_HALF_WIDTH, "nar21-t1-01", low=0.0, high=20_000.0),
+    Calibration("bus_efficiency_up", BUS_EFFICIENCY_UP, "nccl1455-ring-8"),
+    Calibration("bus_efficiency_out", BUS_EFFICIENCY_OUT, "nccl1221-4node"),
+    Calibration("dp_overlap", DP_OVERLAP, "ms24-t2-12"),
+    Calibration("straggler_cv", STRAGGLER_CV, "ms24-evict-gain"),
 )
-"""The rows the defaults were fitted on. The throughput rows are 3 of the 35 throughput
-and MFU rows of ``shared/notes/validation-sources.md`` (notes 1 and 2, rows B and D);
-the bus efficiencies 2 of the collective rows (A); the straggler spread 1 of the
-straggler rows (G). ``calibrate_defaults`` refits them all."""
+"""The rows the defaults were fitted on, by id in ``measurements.csv``: three of the 62
+throughput rows, two of the 15 collective rows, one of the 13 straggler rows (at most a
+fifth of each family). ``calibrate_defaults`` refits them all."""
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,335 @@
+"""Chapter 6: calibrate, then validate. Every model of the book against the measured rows it did not see.
+
+For each family of ``measurements.csv`` one model (or a few) predicts what a row
+measured, from the row's own configuration and, where the model has free
+constants, from the rows those constants were fitted on (``CALIBRATION`` in
+``predict``; at most a fifth of a family). Each predicted row is one
+``Residual``, with a role:
+
+``calibration``
+    the row a constant was fitted on, or the measured reference a prediction
+    scales from: its error says nothing about the model;
+``validation``
+    a prediction of a row the fit never saw: the error the chapter reports;
+``outside``
+    a row the model is known not to describe (an algorithm it has no term for,
+    a software change it cannot see, a figure made with the model itself): the
+    prediction is shown, with the reason, and left out of the statistics.
+
+Rows that no model predicts (context, inputs of other rows) are not residuals.
+``residuals()`` returns every residual as a DataFrame; ``summary()`` gives the
+calibration rows, and the median and worst absolute error of the validation
+rows, per family. Errors are ``predicted / measured − 1``.
+"""
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+
+import pandas as pd
+
+from ..fabric_designs import hpn_scale, megascale_tor_set, meta_zone
+from ..validate import one_of
+from . import measurements as m
+from .predict import (
+    BUS_EFFICIENCY_OUT, BUS_EFFICIENCY_UP, CALIBRATION, RunPrediction, hardware_flops, model_flops,
+    parameter_count, predict_run, slowest_of, STRAGGLER_CV,
+)
+from .training_time import run_ettr
+
+__all__ = [
+    "CHECKPOINT_BYTES_PER_PARAMETER", "MODELS", "ROLES", "Residual", "SOFTWARE_ABLATIONS", "llama3_ettr_inputs",
+    "predicted_value", "residuals", "straggler_share", "summary", "throughput_prediction",
+]
+
+ROLES = ("calibration", "validation", "outside")
+
+CHECKPOINT_BYTES_PER_PARAMETER = 14
+"""Bytes a mixed-precision Adam checkpoint holds per parameter: 16-bit weights (2) and the
+optimizer's FP32 master weights, momentum and variance (4 + 4 + 4). ZeRO's count of model
+states (Rajbhandari et al. 2020) less the 16-bit gradients, which a checkpoint does not keep."""
+
+SOFTWARE_ABLATIONS = tuple(f"ms24-t3-{i}" for i in range(2, 10))
+"""MegaScale Table 3, rows 2-9: the 256-GPU run of row 1 with one software change after
+another (parallel block, sliding-window attention, TP/PP/DP overlap, operators, LAMB).
+``predict_run`` describes the Megatron-LM stack of row 1, so these are ``outside``."""
+
+MODELS = {
+    "throughput": "predict_run",
+    "collectives": "ring bus bandwidth: efficiency × link rate",
+    "memory": "checkpoint bytes per parameter; recompute time from the FLOP count",
+    "failures": "series failure model, and the effective training-time ratio",
+    "stragglers": "slowest of N ranks with normal noise",
+    "fabric": "chapter 4's scale units; predict_run's gradient bytes",
+}
+"""The model each family is held against, in words."""
+
+
+@dataclass(frozen=True)
+class Residual:
+    """One measured row and what a model predicts for it, in the row's own unit."""
+
+    id: str
+    family: str
+    role: str
+    model: str
+    measured: float
+    predicted: float
+    unit: str
+    key: str
+    note: str = ""
+    """What the prediction assumed, or why the row is ``outside``."""
+
+    @property
+    def error(self) -> float:
+        """``predicted / measured − 1`` (NaN when nothing was predicted)."""
+        return self.predicted / self.measured - 1.0
+
+
+# -- throughput ---------------------------------------------------------------------------------
+
+_PERCENT = {"mfu", "hfu"}
+
+
+def predicted_value(prediction: RunPrediction, row: str) -> float:
+    """What ``prediction`` says about the figure of throughput row ``row``, in that row's unit.
+
+    The row's metric decides the field (``measurements.comparable``): an MFU is the model-FLOP
+    share, a "percent of peak" counted with recomputation (Narayanan et al.) is the HFU,
+    a TFLOP/s per GPU counts executed FLOPs when the source counts them so, an iteration
+    time is the step. Shares come back in percent, as the CSV prints them.
+    """
+    field, _ = m.comparable(row)
+    value = float(getattr(prediction, field))
+    return 100.0 * value if field in _PERCENT else value
+
+
+@functools.lru_cache(maxsize=None)
+def throughput_prediction(row: str) -> RunPrediction:
+    """``predict_run`` at its calibrated defaults on one throughput row's configuration."""
+    return predict_run(**m.run_config(row, accepts=predict_run))
+
+
+def _throughput() -> list[Residual]:
+    fitted = {c.row: c.constant for c in CALIBRATION}
+    out = []
+    for rid, r in m.family("throughput").iterrows():
+        if rid in fitted:
+            role, note = "calibration", f"fitted: {fitted[rid].replace('_', ' ')}"
+        elif rid in SOFTWARE_ABLATIONS:
+            role, note = "outside", "a software change (MegaScale's Table 3)"
+        else:
+            role, note = "validation", ""
+        if r["software"] == "MegaScale" and role == "validation":
+            note = "MegaScale's own stack"
+        out.append(Residual(rid, "throughput", role, MODELS["throughput"], float(r["value"]),
+                            predicted_value(throughput_prediction(rid), rid), r["unit"], r["key"], note))
+    return out
+
+
+# -- collectives --------------------------------------------------------------------------------
+
+def _collectives() -> list[Residual]:
+    fitted = {c.row for c in CALIBRATION}
+    out = []
+    for rid, r in m.family("collectives").iterrows():
+        if r["unit"] != "GB/s" or r["collective"] != "all_reduce":
+            continue
+        link = r["link_GBps"]
+        one_node = int(r["nodes"]) == 1 if not pd.isna(r["nodes"]) else True
+        eta = BUS_EFFICIENCY_UP if one_node else BUS_EFFICIENCY_OUT
+        predicted = eta * link if not math.isnan(link) else math.nan
+        if rid in fitted:
+            role, note = "calibration", "fitted: bus efficiency " + ("up" if one_node else "out")
+        elif r["algorithm"] in ("nvls", "nvlstree"):
+            role, note = "outside", "NVLink SHARP reduces inside the switch: bus bandwidth is no wire rate"
+        elif math.isnan(link):
+            role, note = "outside", "no link rate published"
+        elif r["kind"] == "statement":
+            role, note = "outside", "a maintainer's statement of the calibration row's figure"
+        else:
+            role, note = "validation", ("NVLink, one node" if one_node else f"{int(r['nodes'])} nodes, NIC-bound")
+        out.append(Residual(rid, "collectives", role, MODELS["collectives"], float(r["value"]), predicted,
+                            r["unit"], r["key"], note))
+    return out
+
+
+# -- memory and checkpoints -----------------------------------------------------------------------
+
+def _layer_ratio(r: pd.Series, recompute: str) -> float:
+    """Time of one layer with ``recompute`` over the time without, if time follows the FLOPs."""
+    shape = dict(layers=1, hidden=int(r["hidden"]), seq_len=int(r["seq_len"]), vocab=0,
+                 sequences=int(r["microbatch"]))
+    return hardware_flops(**shape, recompute=recompute) / model_flops(**shape)
+
+
+def _memory() -> list[Residual]:
+    frame = m.family("memory")
+    out = []
+    r = frame.loc["nar21-ckpt-size"]
+    params = parameter_count(layers=int(r["layers"]), hidden=int(r["hidden"]), seq_len=int(r["seq_len"]),
+                             vocab=int(r["vocab"]))
+    out.append(Residual("nar21-ckpt-size", "memory", "validation", "checkpoint: 14 bytes per parameter",
+                        float(r["value"]), params * CHECKPOINT_BYTES_PER_PARAMETER / 1e12, r["unit"], r["key"],
+                        "16-bit weights and FP32 Adam state; no gradients"))
+    base = frame.loc["kor22-t4-1"]
+    out.append(Residual("kor22-t4-1", "memory", "calibration", "layer time scaled by FLOPs", float(base["value"]),
+                        float(base["value"]), base["unit"], base["key"], "the measured reference the others scale"))
+    for rid in ("kor22-t4-2", "kor22-t4-3", "kor22-t4-4", "kor22-t4-5"):
+        r = frame.loc[rid]
+        extra = "; sequence parallelism adds no FLOPs" if r["sequence_parallel"] == "yes" else ""
+        out.append(Residual(rid, "memory", "validation", "layer time scaled by FLOPs", float(r["value"]),
+                            float(base["value"]) * _layer_ratio(r, r["recompute"]), r["unit"], r["key"],
+                            f"{'no' if r['recompute'] == 'none' else r['recompute']} recompute{extra}"))
+    for rid in ("kor22-ovh-full-large", "kor22-ovh-present-large"):
+        r = frame.loc[rid]
+        out.append(Residual(rid, "memory", "validation", "layer time scaled by FLOPs", 1 + float(r["value"]) / 100,
+                            _layer_ratio(r, r["recompute"]), "× the time without recompute", r["key"],
+                            f"{r['recompute']} recompute, the 530B model's layer"))
+    return out
+
+
+# -- failures and interruptions ------------------------------------------------------------------
+
+def _failures() -> list[Residual]:
+    frame = m.family("failures")
+    rate_row = frame.loc["kok25-rsc1-rate"]
+    rate = float(rate_row["value"]) / 1000.0  # per node-day
+    out = [Residual("kok25-rsc1-rate", "failures", "calibration", "series failure model", float(rate_row["value"]),
+                    float(rate_row["value"]), rate_row["unit"], rate_row["key"], "the fleet rate every row below uses")]
+    other = frame.loc["kok25-rsc2-rate"]
+    out.append(Residual("kok25-rsc2-rate", "failures", "validation", "series failure model", float(other["value"]),
+                        float(rate_row["value"]), other["unit"], other["key"], "one fleet's rate carried to another"))
+    for rid in ("kok25-mttf-1024", "kok25-mttf-8"):
+        r = frame.loc[rid]
+        hours = 24.0 / (int(r["nodes"]) * rate)
+        predicted = hours / 24.0 if r["unit"] == "days" else hours
+        out.append(Residual(rid, "failures", "validation", "series failure model", float(r["value"]),
+                            predicted, r["unit"], r["key"], f"{int(r['gpus']):,} GPUs, {int(r['nodes'])} nodes"))
+    r = frame.loc["kok25-mttf-16k"]
+    out.append(Residual("kok25-mttf-16k", "failures", "outside", "series failure model", float(r["value"]),
+                        24.0 / (int(r["nodes"]) * rate), r["unit"], r["key"],
+                        "a projection made with this very model"))
+    r = frame.loc["llama3-int-unexpected"]
+    out.append(Residual("llama3-int-unexpected", "failures", "validation", "series failure model",
+                        float(r["value"]), float(r["node_days"]) * rate, r["unit"], r["key"],
+                        "16,384 H100 for 54 days at the A100 fleet's rate"))
+    out.append(_llama3_ettr(frame))
+    return out
+
+
+def llama3_ettr_inputs() -> dict[str, float]:
+    """``run_ettr`` inputs for Llama 3's run, each from a measured row: the rate of its own
+    419 unexpected interruptions, a save of 16,384 GPUs × 4 GB at 2 TB/s (its upper end per GPU
+    and its sustained storage rate), and MegaScale's 10-minute detection as the restart."""
+    data = m.load_measurements()
+    record = data.loc["llama3-int-unexpected"]
+    per_gpu_gb, storage_tbs = float(data.at["llama3-ckpt-per-gpu", "value"]), float(data.at["llama3-storage", "value"])
+    return dict(gpus=int(record["gpus"]), failures_per_node_day=float(record["value"]) / float(record["node_days"]),
+                save_s=int(record["gpus"]) * per_gpu_gb / (storage_tbs * 1000.0),
+                restart_s=60.0 * float(data.at["ms24-detect", "value"]))
+
+
+def _llama3_ettr(frame: pd.DataFrame) -> Residual:
+    r = frame.loc["llama3-ett"]
+    e = run_ettr(**llama3_ettr_inputs())
+    return Residual("llama3-ett", "failures", "validation", "effective training-time ratio (Daly)",
+                    float(r["value"]), 100.0 * e.ettr, r["unit"], r["key"],
+                    "measured figure is a lower bound; save and restart from other rows")
+
+
+# -- stragglers ----------------------------------------------------------------------------------
+
+def straggler_share(gpus: int, cv: float = STRAGGLER_CV) -> float:
+    """Share of a job's time spent waiting for its slowest rank: ``x/(1 + x)``, ``x = cv·slowest_of(gpus)``."""
+    x = cv * slowest_of(gpus)
+    return x / (1.0 + x)
+
+
+def _stragglers() -> list[Residual]:
+    frame = m.family("stragglers")
+    cal = next(c for c in CALIBRATION if c.constant == "straggler_cv")
+    r = frame.loc[cal.row]
+    out = [Residual(cal.row, "stragglers", "calibration", MODELS["stragglers"], float(r["value"]),
+                    100.0 * STRAGGLER_CV * slowest_of(cal.ranks), r["unit"], r["key"],
+                    "fitted: straggler spread")]
+    for rid in ("lin25-waste-median", "lin25-waste-p90", "lin25-fleet"):
+        r = frame.loc[rid]
+        out.append(Residual(rid, "stragglers", "validation", MODELS["stragglers"], float(r["value"]),
+                            100.0 * straggler_share(cal.ranks), r["unit"], r["key"],
+                            f"every job granted {cal.ranks:,} GPUs, the model's largest share"))
+    return out
+
+
+# -- fabric --------------------------------------------------------------------------------------
+
+def _fabric() -> list[Residual]:
+    frame = m.family("fabric")
+    hpn = hpn_scale()
+    meta_pod, _ = meta_zone()
+    servers, _ = megascale_tor_set()
+    r = frame.loc["hpn-dp-traffic"]
+    shards = int(r["tp"]) * int(r["pp"])
+    grad_gb = parameter_count(layers=int(r["layers"]), hidden=int(r["hidden"]), seq_len=int(r["seq_len"]),
+                              vocab=int(r["vocab"])) * 2 / shards / 1e9
+    predicted = {
+        "hpn-tor-oversub": (128 * 200 / (60 * 400), "design arithmetic: 128 × 200G down over 60 × 400G up"),
+        "hpn-segment": (hpn.gpus_per_segment, "hpn_scale: 8 rails × a 128-port ToR pair"),
+        "hpn-pod": (hpn.gpus_per_pod, "hpn_scale: 15 segments at 15:1"),
+        "llama3-pod": (meta_pod, "meta_zone: 192 racks × 16 GPUs"),
+        "ms24-tor-servers": (servers, "megascale_tor_set: 32 × 400G down, each split in two"),
+        "hpn-dp-traffic": (grad_gb, f"16-bit gradients of 1/{shards} of the parameters (eq. 2)"),
+    }
+    return [Residual(rid, "fabric", "validation", MODELS["fabric"], float(frame.at[rid, "value"]), float(value),
+                     frame.at[rid, "unit"], frame.at[rid, "key"], note)
+            for rid, (value, note) in predicted.items()]
+
+
+_BUILDERS = {"throughput": _throughput, "collectives": _collectives, "memory": _memory,
+             "failures": _failures, "stragglers": _stragglers, "fabric": _fabric}
+
+
+@functools.lru_cache(maxsize=1)
+def _all() -> tuple[Residual, ...]:
+    return tuple(res for family in m.FAMILIES for res in _BUILDERS[family]())
+
+
+def residuals(family: str | None = None) -> pd.DataFrame:
+    """Every residual (or one family's) as a DataFrame indexed by row id.
+
+    Columns: ``family``, ``role``, ``model``, ``measured``, ``predicted``, ``unit``, ``error``
+    (``predicted/measured − 1``), ``key`` (the source), ``system``, ``software`` (from the CSV)
+    and ``note``.
+    """
+    rows = _all() if family is None else [r for r in _all() if r.family == one_of("family", family, m.FAMILIES)]
+    data = m.load_measurements()
+    frame = pd.DataFrame([
+        {"id": r.id, "family": r.family, "role": r.role, "model": r.model, "measured": r.measured,
+         "predicted": r.predicted, "unit": r.unit, "error": r.error, "key": r.key,
+         "system": data.at[r.id, "system"], "software": data.at[r.id, "software"], "note": r.note}
+        for r in rows])
+    return frame.set_index("id", drop=False)
+
+
+def summary() -> pd.DataFrame:
+    """Per family: calibration rows, validation rows, median and worst absolute error, the worst row.
+
+    Columns: ``family``, ``model``, ``calibration`` (ids, comma-separated), ``fitted``,
+    ``validated`` (counts), ``rows`` (the family's rows in the CSV), ``median_abs_error``,
+    ``worst_abs_error`` (fractions), ``worst`` (the row's id), ``outside`` (count).
+    """
+    data = residuals()
+    counts = m.load_measurements()["family"].value_counts()
+    out = []
+    for family in m.FAMILIES:
+        part = data[data["family"] == family]
+        val = part[part["role"] == "validation"]
+        cal = part[part["role"] == "calibration"]
+        worst = val["error"].abs().idxmax() if len(val) else ""
+        out.append({"family": family, "model": MODELS[family], "calibration": ", ".join(cal.index),
+                    "fitted": len(cal), "validated": len(val), "rows": int(counts.get(family, 0)),
+                    "median_abs_error": float(val["error"].abs().median()) if len(val) else math.nan,
+                    "worst_abs_error": float(val["error"].abs().max()) if len(val) else math.nan,
+                    "worst": worst, "outside": int((part["role"] == "outside").sum())})
+    return pd.DataFrame(out).set_index("family", drop=False)
