@@ -151,16 +151,33 @@ def test_daly_exact_interval_at_its_edges():
     # δ/M underflows to 0: the interval is Young's √(2δM), not whatever bisection halving reached
     assert daly_exact_interval(1e-300, 1e300) == math.sqrt(2.0)
     assert daly_exact_interval(1, 1e300) == pytest.approx(math.sqrt(2e300), rel=1e-15)
-    # both sides of the series' threshold (δ/M = 1e-16) agree to the last bits
+    # tiny saves follow the series u = √(2ε)(1 − √(2ε)/3 + ε/18) to the last bits
     def series(e: float) -> float:
         y = math.sqrt(2 * e)
         return y * (1 - y / 3 + y * y / 36)
-    for e in (0.99e-16, 1.01e-16, 1e-14, 1e-12):
+    for e in (1e-300, 1e-100, 1e-20, 0.99e-16, 1.01e-16, 1e-14, 1e-12):
         assert daly_exact_interval(e, 1) == pytest.approx(series(e), rel=1e-15)
+    # where the equation holds exactly at a midpoint, that midpoint is the answer
+    u = daly_exact_interval(60, 11_100) / 11_100
+    from clustermath.reliability.interruptions import _u_plus_log1m
+    assert _u_plus_log1m(u) + 60 / 11_100 == 0.0
 
 
 def test_u_plus_log1m_near_zero_and_above_the_switch():
     from clustermath.reliability.interruptions import _u_plus_log1m
+
+    def series(u: float) -> float:  # the documented series, summed in the same order
+        total, k = 0.0, 2
+        while total + u ** k / k != total:
+            total += u ** k / k
+            k += 1
+        return -total
+
+    # the switch is inclusive: 0.1 itself takes the series, the next double the direct form
+    assert _u_plus_log1m(0.1) == pytest.approx(series(0.1), rel=1e-16, abs=0)
+    assert _u_plus_log1m(0.1) != 0.1 + math.log1p(-0.1)
+    above = math.nextafter(0.1, 1.0)
+    assert _u_plus_log1m(above) == above + math.log1p(-above)
     assert _u_plus_log1m(0.0) == 0.0
     assert _u_plus_log1m(1e-8) == pytest.approx(-5.000000033333334e-17, rel=1e-15)
     for u in (0.05, 0.1, 0.1000001, 0.5, 0.9):
@@ -257,3 +274,60 @@ def test_a_line_shorter_than_one_group_is_all_idle():
     from clustermath import ring_builder
     r = ring_builder(0.0, gpus_per_node=1, tp=2, hops=1, gpus=1, switch_gpus=1)
     assert (r.ring_waste, r.static_waste, r.switch_waste, r.usable_gpus) == (1.0, 1.0, 1.0, 0.0)
+
+
+def test_styled_tables_keep_the_house_style_to_the_letter():
+    """The worked tables' style is the book's table style (padding, right-aligned numbers, the row
+    labels left-aligned, the note column wrapping), pinned declaration by declaration."""
+    from clustermath.peak.worked_tables import TABLES
+    for table in TABLES.values():
+        styled = table.styled()
+        columns = list(styled.data.columns)
+        last = len(columns) - 1
+        label_columns = [i for i, c in enumerate(columns) if c[0] == "row"]
+        assert label_columns == [0, last], table.name
+        assert (columns[0][1], columns[last][1]) == ("source", "what the row shows"), table.name
+        assert styled.table_styles == [
+            {"selector": "", "props": [("font-size", "85%"), ("border-collapse", "collapse"),
+                                       ("font-variant-numeric", "tabular-nums")]},
+            {"selector": "caption", "props": [("caption-side", "top"), ("text-align", "left"),
+                                              ("font-weight", "bold"), ("color", "inherit"),
+                                              ("padding", "4px 0")]},
+            {"selector": "td, th", "props": [("padding", "3px 10px"), ("white-space", "nowrap")]},
+            {"selector": "td", "props": [("text-align", "right")]},
+            {"selector": "thead th", "props": [("white-space", "normal"), ("vertical-align", "bottom"),
+                                               ("text-align", "right"), ("border-bottom", "1px solid #888")]},
+            {"selector": "td.col0", "props": [("text-align", "left")]},
+            {"selector": f"td.col{last}", "props": [("text-align", "left")]},
+            {"selector": f"td.col{last}", "props": [("white-space", "normal"), ("min-width", "12em")]},
+        ], table.name
+        html = styled.to_html()
+        assert "6,400" in TABLES["cluster_scale"].styled().to_html()  # numbers with thousands separators
+        assert all(row.note in html for row in table.rows), table.name  # notes reach the page as written
+
+
+def test_a_row_cannot_mark_one_output_both_printed_and_rebuilt():
+    from clustermath.peak.worked_tables import Row
+    with pytest.raises(ValueError, match=r"^an output is either printed by the source or rebuilt, not both; "
+                                         r"correct build gives \['step_ms'\] in both$"):
+        Row({"nodes": 1}, "note", states={"step_ms": 1}, rebuilds={"step_ms": 1})
+    with pytest.raises(ValueError, match=r"; spec-sheet build gives \['a', 'b'\] in both$"):
+        Row({"nodes": 1}, "note", states_broken={"b": 1, "a": 2}, rebuilds_broken={"a": 2, "b": 1})
+
+
+def test_fabric_bytes_rings_have_eight_ranks_for_every_gradient():
+    """With an 8 GB gradient, 8 and 9 ranks happen to move the same truncated 14 GB; other sizes tell
+    them apart (mutants 42 and 55 of fabric_bytes gave the eight-replica rings nine ranks)."""
+    from clustermath import collective_cost
+    from clustermath.peak.debug_lab import LINK_GBPS, fabric_bytes
+
+    def ring(gb: int, ranks: int) -> int:
+        return collective_cost(bytes_gb=gb, nodes=ranks, fabric_gbps=LINK_GBPS, budget_ms=0).moved_gb
+
+    sizes = (8, 64, 128, 1000)
+    assert any(ring(g, 8) != ring(g, 9) for g in sizes) and any(ring(g // 2, 8) != ring(g // 2, 9) for g in sizes)
+    for g in sizes:
+        got = fabric_bytes(g)
+        assert (got.moved_8_ranks_gb, got.replicas_4_stages_gb) == (ring(g, 8), ring(g, 8))
+        assert got.replicas_8_stages_gb == ring(g * 4 // 8, 8)
+        assert (got.moved_32_ranks_gb, got.moved_64_ranks_gb) == (ring(g, 32), ring(g, 64))

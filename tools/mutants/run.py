@@ -42,7 +42,8 @@ CH1 = ["test_ch1_models.py", "test_ch1_validation.py", "test_ch1_rtl_reference.p
        "test_ch1_source_numbers.py", "test_mutants_models.py", "test_properties.py"]
 PLUMBING = ["test_ports_check_runner.py", "test_ch1_validation.py", "test_ch1_rtl_reference.py",
             "test_ch1_models.py", "test_mutants_models.py", "test_reliability.py", "test_goodput.py",
-            "test_placement.py", "test_mutants_reliability.py", "test_mutants_placement.py"]
+            "test_placement.py", "test_mutants_reliability.py", "test_mutants_placement.py",
+            "test_saturation_flags.py"]
 CH2 = ["test_reliability.py", "test_goodput.py", "test_mutants_reliability.py", "test_properties.py"]
 CH3 = ["test_placement.py", "test_mutants_placement.py", "test_properties.py"]
 COMPOSITIONS = ["test_ch1_worked_tables.py", "test_ch1_source_numbers.py", "test_mutants_compositions.py",

@@ -330,20 +330,18 @@ def daly_lost(interval_s: float, save_s: float, mtbf_s: float, restart_s: float 
 
 
 def _u_plus_log1m(u: float) -> float:
-    """``u + ln(1 − u)`` for 0 <= u < 1, to the last bit near 0 (where the two terms cancel).
+    """``u + ln(1 − u)`` for 0 <= u < 1, to the last bits near 0 (where the two terms cancel).
 
-    Below u = 0.1 it sums the series ``−(u²/2 + u³/3 + u⁴/4 + …)`` until a term no longer
-    changes the sum; above, the direct form loses nothing.
+    Up to u = 0.1 (inclusive) it sums the series ``−(u²/2 + u³/3 + u⁴/4 + …)`` until a term
+    no longer changes the sum; above, the direct form loses nothing.
     """
     if u > 0.1:
         return u + math.log1p(-u)
     total, power, k = 0.0, u * u, 2
-    while power / k > 1e-17 * total or total == 0.0:
+    while total + power / k != total:
         total += power / k
         power *= u
         k += 1
-        if power == 0.0:
-            break
     return -total
 
 
@@ -353,11 +351,12 @@ def daly_exact_interval(save_s: float, mtbf_s: float) -> float:
     Setting the derivative to zero gives, with u = τ/M,
     ``u + ln(1 − u) = −δ/M``, i.e. ``τ = M (1 + W₀(−e^{−1−δ/M}))`` with W₀ the
     principal Lambert W. Solved here by bisection on u in (0, 1), halving until
-    the bracket stops shrinking in floating point. Where δ/M is below 1e-16 (it
-    may underflow to 0) the series ``u = √(2ε)(1 − √(2ε)/3)`` is exact to the
-    last bit; where δ is more than about 37 M the root lies within one ulp of
-    u = 1 and the interval is M. Independent of the restart time. ``0`` for a
-    free save, ``math.inf`` when nothing fails.
+    the bracket stops shrinking in floating point (or the equation holds
+    exactly). Where δ/M underflows to 0 (δ under about 5e-324 M) the interval
+    is Young's √(2δM), exact to the last bit there; where δ is more than about
+    37 M the root lies within one ulp of u = 1 and the interval is M.
+    Independent of the restart time. ``0`` for a free save, ``math.inf`` when
+    nothing fails.
     """
     delta = real("save_s", save_s)
     m = real("mtbf_s", mtbf_s, low_open=True, allow_inf=True)
@@ -366,9 +365,8 @@ def daly_exact_interval(save_s: float, mtbf_s: float) -> float:
     if delta == 0.0:
         return 0.0
     eps = delta / m
-    if eps < 1e-16:  # Young's regime: the next term of the series is below a double's precision
-        young = math.sqrt(2.0 * delta) * math.sqrt(m)
-        return young * (1.0 - young / (3.0 * m))
+    if eps == 0.0:  # δ/M underflowed: u = √(2ε)(1 − √(2ε)/3 + …) is √(2ε) to the last bit
+        return math.sqrt(2.0 * delta) * math.sqrt(m)
     lo, hi = 0.0, 1.0
     while True:
         mid = 0.5 * (lo + hi)
