@@ -128,6 +128,8 @@ def prepare(work: Path, modules: list[str]) -> None:
     for extra in ("nbval_sanitize.cfg",):
         if (ROOT / "tests" / extra).exists():
             shutil.copy2(ROOT / "tests" / extra, tests / extra)
+    (work / "book").mkdir(exist_ok=True)  # chapter 6's data tests read the bibliography
+    shutil.copy2(ROOT / "book" / "references.bib", work / "book" / "references.bib")
     selection = sorted({f"tests/{t}" for m in modules for t in MODULES[m]
                         if (tests / t).exists()})
     only = [f"src/clustermath/{m}" for m in modules]
@@ -139,7 +141,9 @@ def prepare(work: Path, modules: list[str]) -> None:
         'source_paths = ["src"]\n'
         f"only_mutate = {json.dumps(only)}\n"
         f"pytest_add_cli_args_test_selection = {json.dumps(selection)}\n"
-        'pytest_add_cli_args = ["-x", "-q", "-k", "not explorer"]\n'
+        # the view tests are slow and test no arithmetic; the wheel test builds the repository itself
+        'pytest_add_cli_args = ["-x", "-q", "-k", "not explorer and not wheel"]\n'
+        'also_copy = ["book"]\n'
         "use_git_change_detection = false\n"
     )
 
