@@ -385,9 +385,10 @@ def test_the_bulk_grader_survives_a_difficult_folder(assigned, tmp_path, plan_ca
     assert all(wrong_row[q] == "1" for q in questions if q not in ("q2", "q8"))
     assert "RuntimeError" in wrong_row["note"]
 
-    feedback = (out / "feedback" / "wrong.ipynb.md").read_text()
+    feedback = (out / "feedback" / grade.feedback_name("wrong.ipynb")).read_text()
     assert "a bidirectional figure used as a one-way rate" in feedback and "#ch1-collective" in feedback
     assert "the full-bisection figure" in feedback and "#ch1-fabric" in feedback
     assert "hidden check" in feedback and "right answer" not in feedback
-    assert "ran out of" in (out / "feedback" / "a_endless.ipynb.md").read_text()
-    assert sorted(p.name for p in (out / "feedback").iterdir()) == sorted(f"{f}.md" for f in before)
+    assert "ran out of" in (out / "feedback" / grade.feedback_name("a_endless.ipynb")).read_text()
+    assert sorted(p.name for p in (out / "feedback").iterdir()) == sorted(grade.feedback_name(f) for f in before)
+    assert {r["feedback"] for r in rows.values()} == {f"feedback/{grade.feedback_name(f)}" for f in before}

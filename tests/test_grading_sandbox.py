@@ -1,26 +1,40 @@
 """The grader an instructor can trust: sandboxed submissions, verdicts from plain data.
 
-Fast tests (always run): the plain-data codec, the CSV escaping, reading a
-folder without following links, refusing to overwrite results, duplicate
-flags, and hidden feedback that never states the right answer.
+Fast tests (always run): the plain-data codec (and its caps: a dict whose
+keys share one hash is refused at once), the CSV escaping, file names (linear
+name parsing, names that are not UTF-8, feedback files for any name),
+reading a folder without following links, refusing to overwrite results,
+duplicate flags, hidden feedback that never states the right answer, the
+grading modules' imports (no circle), the seccomp program, cgroup v2's files
+(on a fake tree) and what ``make grade`` says when bubblewrap cannot make a
+sandbox.
 
 The attack folder (``tools/grading/attacks.py``, built from the current
-student copies) needs bubblewrap and otter-grader and takes about a minute:
+student copies) needs bubblewrap and otter-grader and takes about two minutes:
 ``make exercises-check`` runs it (EXERCISE_GRADING_TESTS=1). Every cheat must
-score 0, the honest variants what they deserve, the canary and the
-submissions stay unchanged, every file gets a row, and no process of the
-sandbox and no temporary folder survives the batch. Without bubblewrap these
-tests are skipped with a loud reason.
+score 0, the honest variants what they deserve (the one graded beside a
+submission that forks 200 busy processes too), the stand-ins less than full
+marks; every file gets a row, bad names too; no sandbox holds more memory
+than its limit (the host's free memory is sampled throughout); the keyring
+reader scores 0 in the batch and in a later one; the grader spends under 5 s
+of its own time on any file; the slowest submission ends within the total
+time per submission; the canary and the submissions stay unchanged, and no
+process, cgroup or temporary folder survives the batch. Without bubblewrap
+these tests are skipped with a loud reason.
 """
 from __future__ import annotations
 
+import ast
 import csv
 import hashlib
 import json
 import math
 import os
 import pathlib
+import subprocess
 import sys
+import threading
+import time
 
 import pytest
 
@@ -28,12 +42,14 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "tools" / "grading"))
 
+import confine  # noqa: E402  (tools/grading/confine.py)
 import grade  # noqa: E402  (tools/grade.py)
 import plain  # noqa: E402  (tools/grading/plain.py)
 import sandbox  # noqa: E402
+import seccomp  # noqa: E402
 
 SLOW = pytest.mark.skipif(os.environ.get("EXERCISE_GRADING_TESTS") != "1",
-                          reason="grades a folder in sandboxes (about a minute): `make exercises-check` runs it")
+                          reason="grades a folder in sandboxes (about two minutes): `make exercises-check` runs it")
 
 
 # ---------------------------------------------------------------- plain data
@@ -80,6 +96,53 @@ def test_anything_else_is_opaque_and_equals_nothing():
 def test_decoding_rejects_every_other_shape(data):
     with pytest.raises(plain.Invalid):
         plain.decode(data)
+
+
+def test_a_dict_whose_keys_share_one_hash_is_refused_at_once():
+    """Issue 20, defect 7: 100,000 integer keys that all hash to 0 took 49 s to build; refused in well under 1 s."""
+    same = 2 ** 61 - 1
+    forged = json.loads(json.dumps({"$": "dict", "v": [[k * same, 0] for k in range(100_000)]}))
+    start = time.process_time()
+    with pytest.raises(plain.Invalid, match="share one hash"):
+        plain.decode(forged)
+    assert time.process_time() - start < 1.0
+    honest = {"$": "dict", "v": [[k, k] for k in range(50_000)]}
+    assert len(plain.decode(honest)) == 50_000  # distinct keys: fine
+
+
+def test_decoding_counts_items_per_value_and_per_submission():
+    with pytest.raises(plain.Invalid, match="too many"):
+        plain.decode(list(range(plain.MAX_ITEMS + 1)))
+    budget = plain.Budget(1_000)
+    plain.decode(list(range(600)), budget=budget)
+    with pytest.raises(plain.Invalid, match="submission"):
+        plain.decode(list(range(600)), budget=budget)
+    with pytest.raises(plain.Invalid, match="time"):
+        plain.decode(list(range(10_000)), budget=plain.Budget(10 ** 6, deadline=time.monotonic() - 1))
+
+
+def test_encoding_never_runs_the_students_code():
+    """Issue 20, defect 8: the student's __repr__, __eq__, __class__ and metaclass are never called."""
+    touched = []
+
+    class Meta(type):
+        @property
+        def __name__(cls):
+            touched.append("metaclass name")
+            return "Forged"
+
+    class Answer(metaclass=Meta):
+        def __repr__(self):
+            touched.append("repr")
+            return "slow"
+
+        @property
+        def __class__(self):
+            touched.append("__class__")
+            return float
+
+    encoded = plain.encode([Answer(), {"k": Answer()}])
+    assert touched == [] and "Answer" in json.dumps(encoded) and "slow" not in json.dumps(encoded)
 
 
 def test_deep_nesting_is_cut_not_crashed():
@@ -134,6 +197,9 @@ def test_students_and_duplicates():
     assert grade.student_of("alice/ch01.ipynb") == "alice"
     assert grade.student_of("bob (1).ipynb") == grade.student_of("Bob.ipynb") == "bob"
     assert grade.student_of("carol_copy.ipynb") == "carol"
+    for name in ("dan-2.ipynb", "dan_v3.ipynb", "dan v3 (2).ipynb", "dan2.ipynb", "dan(1).ipynb", "Dan_copy_2.ipynb"):
+        assert grade.student_of(name) == "dan", name
+    assert grade.student_of("mallory_000x.ipynb") == "mallory_000x"
     a = grade.Outcome("alice/x.ipynb", "graded", "s1", "ch01", "alice")
     b = grade.Outcome("alice/y.ipynb", "graded", "s2", "ch01", "alice")
     c = grade.Outcome("c.ipynb", "graded", "s1", "ch01", "c")
@@ -141,6 +207,118 @@ def test_students_and_duplicates():
     grade.flag_duplicates([a, b, c, d])
     assert "duplicate" in a.flags and "alice/y.ipynb" in a.flags and "same content as c.ipynb" in a.flags
     assert "duplicate" not in c.flags and d.flags == ""
+
+
+def test_name_parsing_takes_linear_time():
+    """Issue 20, defect 1: ``mallory_`` + 48 zeros + ``x.ipynb`` kept the old pattern busy for minutes."""
+    for zeros in (48, 5_000, 100_000):
+        name = "mallory_" + "0" * zeros + "x.ipynb"
+        start = time.process_time()
+        grade.student_of(name)
+        grade._natural(name)
+        grade.feedback_name(name)
+        assert time.process_time() - start < 0.2, zeros
+
+
+def test_any_name_gets_a_report_and_a_feedback_file(tmp_path):
+    """Issue 20, defects 2 and 3: a name that is not UTF-8, a 255-byte name, a folder named like a feedback file."""
+    odd = os.fsdecode(b"M\xfcller_ch01.ipynb")
+    assert grade.shown(odd) == "M\\xfcller_ch01.ipynb"
+    assert grade.shown("a\\b.ipynb") != grade.shown(os.fsdecode(b"a\x5cb.ipynb").replace("\\", "x"))
+    assert grade.shown("line\nbreak\u202egnp.ipynb") == "line\\u000abreak\\u202egnp.ipynb"
+    long = "n" * 249 + ".ipynb"
+    names = {grade.feedback_name(n) for n in (odd, long, "hw.ipynb", "hw.ipynb.md/x.txt", "a/b.ipynb", "a__b.ipynb")}
+    assert len(names) == 6 and all(len(n.encode()) <= 80 and "/" not in n for n in names)
+    out = tmp_path / "out"
+    out.mkdir()
+    outcomes = [grade.Outcome(grade.shown(n), "graded", feedback_file=grade.feedback_name(n), assignment="ch01",
+                              student=grade.student_of(n), scores={"q1": 1.0}, possible=1.0)
+                for n in (odd, long, "hw.ipynb")]
+    (out / "feedback" / "hw.ipynb.md").mkdir(parents=True)  # in the way of the old feedback path
+    grade.write_reports(outcomes, {}, out)
+    rows = list(csv.DictReader(open(out / "files.csv", encoding="utf-8")))
+    assert [r["file"] for r in rows] == [o.file for o in outcomes]
+    for row in rows:
+        assert (out / row["feedback"]).is_file()
+    assert "M\\xfcller_ch01.ipynb" in (out / rows[0]["feedback"]).read_text(encoding="utf-8")
+
+
+def test_plan_and_verdict_do_not_import_each_other():
+    """Issue 16: the grading modules import one another without a circle (verdict never imports plan)."""
+    folder = ROOT / "tools" / "grading"
+    modules = {p.stem: p for p in folder.glob("*.py")} | {"grade": ROOT / "tools" / "grade.py"}
+    graph = {}
+    for name, path in modules.items():
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                found |= {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                found.add(node.module.split(".")[0])
+        graph[name] = sorted(found & set(modules) - {name})
+    assert "plan" not in graph["verdict"] and "verdict" in graph["plan"]
+
+    def visit(node, path):
+        assert node not in path, f"import circle: {' -> '.join(path + [node])}"
+        for nxt in graph[node]:
+            visit(nxt, path + [node])
+
+    for node in graph:
+        visit(node, [])
+
+
+def test_the_seccomp_program_checks_the_table_before_the_number():
+    program = seccomp.keyring_filter("x86_64")
+    assert len(program) % 8 == 0 and len(program) // 8 == 10
+    assert seccomp.keyring_filter("riscv-unknown") is None
+    import struct
+    ops = [struct.unpack("=HBBI", program[i:i + 8]) for i in range(0, len(program), 8)]
+    assert ops[0] == (0x20, 0, 0, 4) and ops[1][3] == 0xC000003E  # the arch word, compared first
+    assert {op[3] for op in ops if op[0] == 0x15} >= {248, 249, 250}
+
+
+def test_cgroup_v2_groups_get_a_quota_a_memory_ceiling_and_a_task_ceiling(tmp_path):
+    """cgroup v2 (GitHub's runners), on a fake tree: the files a sandbox's group gets, and the wrapper."""
+    own = tmp_path / "grader.scope"
+    own.mkdir()
+    (own / "cgroup.controllers").write_text("cpuset cpu io memory pids\n")
+    (own / "cgroup.subtree_control").write_text("\n")
+    found = confine._v2(own)
+    assert (own / "cgroup.subtree_control").read_text() == "+cpu +memory +pids"
+    box = found.box(confine.Quota(cpus=0.5, memory_bytes=1 << 30, tasks=64))
+    group = box.groups[0]
+    assert (group / "cpu.max").read_text() == "50000 100000"
+    assert (group / "memory.max").read_text() == str(1 << 30)
+    assert (group / "pids.max").read_text() == "64"
+    command = box.command(["bwrap", "--help"])
+    assert command[:3] == ["/bin/sh", "-c", confine._ENTER] and command[-2:] == ["bwrap", "--help"]
+    assert str(group / "cgroup.procs") in command
+
+
+def _fake_bwrap(tmp_path, message="bwrap: setting up uid map: Permission denied") -> dict:
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    fake = folder / "bwrap"
+    fake.write_text(f"#!/bin/sh\necho '{message}' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    return dict(os.environ, PATH=f"{folder}:{os.environ['PATH']}")
+
+
+def test_a_broken_sandbox_names_the_fixes(tmp_path):
+    """Issue 19: with a bwrap that cannot make a namespace, make grade stops at once, quotes bubblewrap and
+    names the fix for each usual cause; it never tells someone who has bubblewrap to install it."""
+    (tmp_path / "in").mkdir()
+    done = subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), str(tmp_path / "in"), "--out",
+                           str(tmp_path / "out")], capture_output=True, text=True, env=_fake_bwrap(tmp_path),
+                          timeout=120)
+    assert done.returncode == 2, done.stderr
+    err = done.stderr
+    assert "bwrap: setting up uid map: Permission denied" in err
+    assert "kernel.apparmor_restrict_unprivileged_userns=0" in err and "bwrap-userns-restrict" in err
+    assert "kernel.unprivileged_userns_clone=1" in err and "user.max_user_namespaces" in err
+    assert "container" in err and "--no-sandbox" in err
+    assert "Install bubblewrap" not in err and "install it" not in err
+    assert not (tmp_path / "out").exists()
 
 
 def test_hidden_feedback_never_states_the_right_answer():
@@ -211,6 +389,38 @@ def plan_cache(tmp_path_factory):
     return tmp_path_factory.getbasetemp() / "grading-plans"
 
 
+LIMITS = sandbox.Limits(notebook_seconds=8, call_seconds=5, total_seconds=15, cpus=1.0)
+"""The attack batch's limits: short, so that the submissions that spend every budget cost little."""
+
+
+class HostMemory:
+    """Samples the host's available memory (MemAvailable) every 0.1 s while a batch runs."""
+
+    def __init__(self) -> None:
+        self.low = self.start = self._available()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    @staticmethod
+    def _available() -> int:
+        for line in open("/proc/meminfo"):
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) << 10
+        return 0
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.1):
+            self.low = min(self.low, self._available())
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
 @pytest.fixture(scope="module")
 def attacked(tmp_path_factory, plan_cache):
     import attacks
@@ -221,38 +431,56 @@ def attacked(tmp_path_factory, plan_cache):
     folder, out, canary = base / "submissions", base / "out", base / "canary.txt"
     canary.write_text("nobody may change this\n")
     manifest = attacks.build(folder, {"repo": str(ROOT), "submissions": str(folder), "out": str(out),
-                                      "cache": str(plan_cache), "canary": str(canary)})
+                                      "cache": str(plan_cache), "canary": str(canary)},
+                             {"notebook_seconds": LIMITS.notebook_seconds, "call_seconds": LIMITS.call_seconds})
     before = {"tree": _tree(folder), "canary": _sha(canary), "cache": _tree(plan_cache)}
     import tempfile
-    import time
 
     temp = base / "grader-tmp"  # the grader's own temporary folder, watched
     temp.mkdir()
     saved, tempfile.tempdir = tempfile.tempdir, str(temp)
+    start = time.monotonic()
     try:
-        outcomes = grade.grade_folder(folder, out, timeout=60, call_timeout=2, jobs=2, cache=plan_cache)
+        with HostMemory() as memory:
+            outcomes = grade.grade_folder(folder, out, jobs=2, cache=plan_cache, limits=LIMITS)
     finally:
         tempfile.tempdir = saved
+    seconds = time.monotonic() - start
     time.sleep(5)  # the detached rewriter waits 4 s for the batch to end: give it its chance
-    return {"temp": temp, "manifest": manifest, "outcomes": {o.file: o for o in outcomes}, "folder": folder, "out": out,
-            "canary": canary, "before": before, "cache": plan_cache}
+    return {"temp": temp, "manifest": manifest, "outcomes": {o.file: o for o in outcomes}, "folder": folder,
+            "out": out, "canary": canary, "before": before, "cache": plan_cache, "memory": memory,
+            "seconds": seconds}
+
+
+def _rows(out: pathlib.Path) -> dict[str, dict]:
+    return {r["file"].lstrip("'"): r for r in csv.DictReader(open(out / "files.csv", encoding="utf-8"))}
 
 
 @SLOW
 @NEEDS_BWRAP
 def test_every_file_gets_a_row(attacked):
-    rows = {r["file"].lstrip("'"): r for r in csv.DictReader(open(attacked["out"] / "files.csv"))}
+    """Bad names included (exponential-pattern bait, not UTF-8, 255 bytes, a folder named like a feedback file)."""
+    rows = _rows(attacked["out"])
     assert set(rows) == set(attacked["manifest"])
     assert {o.file for o in attacked["outcomes"].values()} == set(attacked["manifest"])
     journal = [json.loads(line) for line in (attacked["out"] / "results.jsonl").read_text().splitlines()]
     assert {line["file"] for line in journal} == set(attacked["manifest"])
+    for name, row in rows.items():
+        feedback = attacked["out"] / row["feedback"]
+        assert feedback.is_file(), name
+        assert feedback.read_text(encoding="utf-8").startswith(f"# {name}\n"), name
+    print(f"\nattack batch: {len(rows)} files in {attacked['seconds']:.0f} s")
     for name in attacked["manifest"]:
-        assert (attacked["out"] / "feedback" / f"{name}.md").is_file(), name
+        o = attacked["outcomes"][name]
+        print(f"  {name[:44]:44} {o.status:18} {o.total:>5g}/{o.possible:<3g} {o.seconds:5.1f} s  grader "
+              f"{o.grader_seconds:4.2f} s  memory {o.memory_mb if o.memory_mb is not None else '-'} MB")
 
 
 @SLOW
 @NEEDS_BWRAP
 def test_cheats_score_zero_and_honest_work_scores_what_it_deserves(attacked):
+    import attacks
+
     problems = []
     for name, (statuses, expect) in attacked["manifest"].items():
         o = attacked["outcomes"][name]
@@ -262,11 +490,94 @@ def test_cheats_score_zero_and_honest_work_scores_what_it_deserves(attacked):
         if expect == "slow":  # everything but one hidden case of q9
             ok = o.scores.get("q9", 0) < 1 and all(v == 1 for q, v in o.scores.items() if q != "q9") \
                 and "q9" in o.note
+        elif expect == "less":  # teaching gaps: a stand-in or a slip costs points, not all of them
+            ok = 0 < o.total < o.possible
         else:
             ok = o.total == want
         if not ok:
             problems.append(f"{name}: {o.total:g} of {o.possible:g} ({expect}); {o.scores} {o.note}")
+        if attacks.NOTES.get(name) and attacks.NOTES[name] not in o.note:
+            problems.append(f"{name}: the note does not say {attacks.NOTES[name]!r}: {o.note}")
     assert not problems, "\n".join(problems)
+
+
+@SLOW
+@NEEDS_BWRAP
+def test_the_honest_neighbour_of_a_cpu_hog_keeps_its_marks(attacked):
+    """Issue 20, defect 4: 200 busy processes in one sandbox share one CPU quota; the notebook graded
+    beside them scores what it scores alone, with no check too slow."""
+    hog, honest = attacked["outcomes"]["0_cpu_hog.ipynb"], attacked["outcomes"]["0_honest_beside_the_hog.ipynb"]
+    assert hog.status == "timeout" and hog.seconds >= LIMITS.notebook_seconds
+    assert honest.total == honest.possible == 6 and "too slow" not in honest.note
+    print(f"\nhonest chapter 4 beside the hog: {honest.total:g}/{honest.possible:g} in {honest.seconds:.1f} s "
+          f"(the hog ran {hog.seconds:.1f} s)")
+
+
+@SLOW
+@NEEDS_BWRAP
+def test_no_sandbox_holds_more_memory_than_its_limit(attacked):
+    """Issue 20, defect 5: three processes writing 7.5 GB into in-memory files; the cgroup holds the
+    sandbox to its 2 GB, and the host's free memory never drops by more than two sandboxes' limits."""
+    limit = LIMITS.memory_bytes
+    if sandbox.confine.detect().version:
+        for o in attacked["outcomes"].values():
+            assert o.memory_mb is None or o.memory_mb <= limit / (1 << 20) + 1, (o.file, o.memory_mb)
+        assert attacked["outcomes"]["cheat_memfd_hog.ipynb"].memory_mb is not None
+    memory = attacked["memory"]
+    drop = memory.start - memory.low
+    print(f"\nhost memory: {memory.start / (1 << 30):.1f} GB available before, lowest "
+          f"{memory.low / (1 << 30):.1f} GB during the batch; memfd hog peak "
+          f"{attacked['outcomes']['cheat_memfd_hog.ipynb'].memory_mb} MB")
+    assert drop < 2 * limit + (3 << 29), f"the host lost {drop / (1 << 30):.1f} GB during the batch"
+
+
+@SLOW
+@NEEDS_BWRAP
+def test_the_keyring_keeps_nothing_between_sandboxes(attacked, tmp_path):
+    """Issue 20, defect 6: the reader found nothing in the batch (manifest: zero), nor in a later batch."""
+    import attacks
+
+    assert attacked["outcomes"]["cheat_keyring_2_reader.ipynb"].total == 0
+    folder = tmp_path / "later"
+    folder.mkdir()
+    reader = attacked["folder"] / "cheat_keyring_2_reader.ipynb"
+    (folder / "reader.ipynb").write_bytes(reader.read_bytes())
+    later = grade.grade_folder(folder, tmp_path / "out", jobs=1, cache=attacked["cache"], limits=LIMITS)
+    assert [o.total for o in later] == [0]
+    probe = ("import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+             "nr = {'x86_64': (248, 249, 250), 'aarch64': (217, 218, 219)}[os.uname().machine]\n"
+             "probe = [libc.syscall(nr[0], b'user', b'k', b'v', 1, -4) == -1 and ctypes.get_errno(),\n"
+             "         libc.syscall(nr[1], b'user', b'k', None, -4) == -1 and ctypes.get_errno(),\n"
+             "         libc.syscall(nr[2], 0, -4, 0) == -1 and ctypes.get_errno()]\n")
+    import nbformat
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(probe)])
+    import clustermath
+
+    run = sandbox.run(nbformat.writes(nb).encode(), "probe.ipynb", ["probe"], [], LIMITS,
+                      pathlib.Path(clustermath.__file__).parent)
+    record = next(json.loads(line) for line in run.lines if line.startswith(b'{"event":"name"'))
+    assert record["value"] == [1, 1, 1] if seccomp.keyring_filter() else True  # EPERM for all three
+
+
+@SLOW
+@NEEDS_BWRAP
+def test_the_grader_spends_little_of_its_own_time_on_any_file(attacked):
+    """Issue 20, defects 7 and 9: a forged line of 100,000 colliding keys, 31 MB of empty lines."""
+    costs = {name: o.grader_seconds for name, o in attacked["outcomes"].items()}
+    print("\ngrader's own CPU time: " + ", ".join(f"{n} {costs[n]:.2f} s" for n in
+                                                  ("cheat_forged_line.ipynb", "cheat_blank_lines.ipynb")))
+    assert all(cost < 5 for cost in costs.values()), {n: c for n, c in costs.items() if c >= 5}
+
+
+@SLOW
+@NEEDS_BWRAP
+def test_the_slowest_submission_ends_within_the_total_time(attacked):
+    """Issue 20, defect 8: ignoring the alarm and sleeping to every deadline buys no more than the total."""
+    slow = attacked["outcomes"]["cheat_slowest.ipynb"]
+    assert slow.seconds <= LIMITS.total_seconds + sandbox.GRACE_SECONDS + 2, slow.seconds
+    assert max(o.seconds for o in attacked["outcomes"].values()) <= LIMITS.total_seconds + sandbox.GRACE_SECONDS + 2
+    print(f"\nslowest submission: {slow.seconds:.1f} s (total per submission {LIMITS.total_seconds:g} s)")
 
 
 @SLOW
@@ -278,17 +589,28 @@ def test_nothing_outside_the_sandbox_changed(attacked):
     assert _tree(attacked["cache"]) == before["cache"]
     out_files = {p.name for p in attacked["out"].iterdir()}
     assert out_files == {"results.jsonl", "files.csv", "grades-ch01.csv", "grades-ch02.csv",
-                         "grades-ch03.csv", "feedback"}
+                         "grades-ch03.csv", "grades-ch04.csv", "feedback"}
     text = (attacked["out"] / "results.jsonl").read_text() + (attacked["out"] / "files.csv").read_text()
-    assert "forged" not in text and "planted" not in text
+    assert "forged row" not in text and "planted" not in text
     for home in ("/tmp", str(pathlib.Path.home())):
         assert not (pathlib.Path(home) / "planted-by-a-student").exists()
 
 
+def _sandbox_groups() -> list[str]:
+    found = confine.detect()
+    parents = list(found.parents.values()) if found.version == 1 else [found.parent] if found.version else []
+    return [str(g) for p in parents for g in p.glob(f"{confine.PREFIX}{os.getpid()}-*")]
+
+
 @SLOW
 @NEEDS_BWRAP
-def test_no_process_and_no_temporary_file_survives(attacked):
+def test_no_process_cgroup_or_temporary_file_survives(attacked):
+    for _ in range(50):  # a killed process may take a moment to be reaped by its new parent
+        if not _sandbox_processes():
+            break
+        time.sleep(0.2)
     assert _sandbox_processes() == []
+    assert _sandbox_groups() == []
     assert _temp_files(attacked["temp"]) == set()
 
 
@@ -300,14 +622,15 @@ def test_reports_leak_neither_answers_nor_tests_nor_files(attacked):
     assert "right answer" not in feedback
     assert "def test_" not in feedback and "fb.expect" not in feedback and "BEGIN SOLUTION" not in feedback
     assert "root:x:0:0" not in feedback + (out / "files.csv").read_text()
-    stolen = (out / "feedback" / "cheat_read_tests.ipynb.md").read_text()
+    rows = _rows(out)
+    stolen = (out / rows["cheat_read_tests.ipynb"]["feedback"]).read_text()
     assert "hidden=True" not in stolen and "plan.json" not in stolen
-    rows = list(csv.reader(open(out / "grades-ch01.csv")))
-    for row in rows[1:]:
+    grades = list(csv.reader(open(out / "grades-ch01.csv")))
+    for row in grades[1:]:
         assert not row[0].startswith(("=", "+", "-", "@")), row[0]
-    flags = {r["file"]: r["flags"] for r in csv.DictReader(open(out / "files.csv"))}
+    flags = {name: r["flags"] for name, r in rows.items()}
     assert "duplicate" in flags["alice/ch01.ipynb"] and "duplicate" in flags["alice/ch01 (1).ipynb"]
-    slow = (out / "feedback" / "honest_slow_hidden_case.ipynb.md").read_text()
+    slow = (out / rows["honest_slow_hidden_case.ipynb"]["feedback"]).read_text()
     assert "TookTooLong" in slow and "## q9: 0.666667 of 1" in slow
 
 
@@ -322,7 +645,7 @@ def test_a_rerun_resumes_and_grades_only_what_changed(attacked, tmp_path):
     nbformat.write(attacks.solved(), folder / "one.ipynb")
     nbformat.write(attacks.solved("ch02_exercises"), folder / "two.ipynb")
     out = tmp_path / "out"
-    first = grade.grade_folder(folder, out, cache=attacked["cache"], call_timeout=2)
+    first = grade.grade_folder(folder, out, cache=attacked["cache"], call_timeout=5)
     assert [o.total for o in first] == [10, 4]
     with pytest.raises(ValueError, match="already holds results"):
         grade.grade_folder(folder, out, cache=attacked["cache"])
@@ -330,6 +653,28 @@ def test_a_rerun_resumes_and_grades_only_what_changed(attacked, tmp_path):
     again = grade.grade_folder(folder, out, cache=attacked["cache"], resume=True)
     lines = (out / "results.jsonl").read_text().splitlines()
     assert len(lines) == 3 and [o.file for o in again] == ["one.ipynb", "three.txt", "two.ipynb"]
+
+
+@SLOW
+@NEEDS_BWRAP
+def test_without_a_cgroup_limits_are_cpu_time_with_the_clock_as_backstop(attacked, tmp_path, monkeypatch):
+    """Where no cgroup can be made: honest work still scores, a function that sleeps is still cut
+    (at three times its limit), and the batch says that isolation is weaker."""
+    import nbformat
+    import attacks
+
+    monkeypatch.setattr(confine, "detect", lambda: confine.NoCgroups("switched off by the test"))
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    nbformat.write(attacks.solved("ch04_exercises"), folder / "honest.ipynb")
+    slow = attacked["folder"] / "honest_slow_hidden_case.ipynb"
+    (folder / "slow.ipynb").write_bytes(slow.read_bytes())
+    limits = sandbox.Limits(notebook_seconds=10, call_seconds=1, total_seconds=30)
+    outcomes = {o.file: o for o in grade.grade_folder(folder, tmp_path / "out", cache=attacked["cache"],
+                                                      limits=limits)}
+    assert outcomes["honest.ipynb"].total == 6
+    assert outcomes["slow.ipynb"].scores["q9"] < 1 and "q9" in outcomes["slow.ipynb"].note
+    assert "isolation between submissions is weaker" in grade.isolation_warning(confine.detect())
 
 
 # ---------------------------------------------------------------- a checkout under /tmp

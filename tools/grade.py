@@ -3,7 +3,8 @@
 Usage::
 
     python tools/grade.py SUBMISSIONS [--out grading-output] [--resume | --overwrite]
-                          [--timeout 120] [--call-timeout 10] [--jobs 2] [--no-sandbox]
+                          [--timeout 60] [--call-timeout 10] [--total-timeout 120] [--jobs 2]
+                          [--no-sandbox]
 
 Every file under SUBMISSIONS (subfolders and dotfiles included) gets a row:
 graded, or skipped with the reason. Grading a notebook takes three passes
@@ -15,15 +16,19 @@ graded, or skipped with the reason. Grading a notebook takes three passes
    (function and plain-data arguments) they make;
 2. **sandbox**: the notebook runs under bubblewrap (no network, its own PID
    namespace, read-only Python environment, a private tmpfs holding only the
-   submission, limits on memory, processes, file size and time) with the
-   grader's own interpreter, whatever kernel the notebook names; then the
-   recorded names are read and the recorded calls made, each under its own
-   time limit; the answers come back as plain JSON. No test and no expected
-   value ever enters the sandbox;
-3. **verdict**: the tests run in the grader on those plain values. Hidden test
-   cases share a question's points; public checks are worth nothing. Hidden
-   feedback names the misconception and the section, never the right answer
-   or the test's code.
+   submission, no kernel keyring, a fresh uid) inside a cgroup of its own
+   (one CPU quota, one memory ceiling counting in-memory files, one task
+   ceiling) with the grader's own interpreter, whatever kernel the notebook
+   names; then the recorded names are read and the recorded calls made, each
+   under its own time limit, all of it within one total per submission; the
+   answers come back as JSON lines. No test and no expected value ever enters
+   the sandbox (the hidden inputs do: the student's function is called with
+   them);
+3. **verdict**: in a worker process with a time limit (``grading/judge.py``),
+   the lines are decoded with item caps and the tests run on those plain
+   values. Hidden test cases share a question's points; public checks are
+   worth nothing. Hidden feedback names the misconception and the section,
+   never the right answer or the test's code.
 
 Writes into ``--out`` (refusing an existing results folder unless
 ``--resume`` continues it or ``--overwrite`` replaces it):
@@ -33,9 +38,13 @@ Writes into ``--out`` (refusing an existing results folder unless
   already has a line);
 * ``grades-<assignment>.csv``: one per assignment: file, student, status, the
   points of each question, total, possible, flags, note;
-* ``files.csv``: every file, graded or skipped, with its status and reason;
-* ``feedback/<file>.md``: per question, the score and the message of every
-  failing check.
+* ``files.csv``: every file, graded or skipped, with its status, reason and
+  feedback file;
+* ``feedback/<name>-<hash>.md``: per question, the score and the message of
+  every failing check. The file name is made of safe characters of the
+  submission's name and a hash of its path (any name, of any length or
+  encoding, gets one); the submission's name is written inside, with bytes
+  that are not UTF-8 shown as ``\\xNN``.
 
 Statuses with points: ``graded``; ``graded-with-errors`` (cells raised, or the
 sandbox stopped while evaluating: the questions unaffected keep their
@@ -48,6 +57,8 @@ Without bubblewrap the grader refuses to run: a notebook would execute with
 the grader's own permissions, able to read the solutions and tests and to
 change other files. ``--no-sandbox`` runs it anyway (the verdicts are still
 decided outside the notebook's process, but nothing else is protected).
+Without a writable cgroup the grader runs, judges time limits on CPU time,
+and says that isolation between submissions is weaker.
 """
 from __future__ import annotations
 
@@ -64,19 +75,25 @@ import stat
 import sys
 import threading
 import time
+import unicodedata
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE / "grading"))
 import exercises  # noqa: E402  (tools/exercises.py)
-import plan as plans_mod  # noqa: E402  (tools/grading/plan.py)
+import confine  # noqa: E402  (tools/grading/confine.py)
+import judge as judges  # noqa: E402
+import plan as plans_mod  # noqa: E402
 import sandbox  # noqa: E402
-import verdict  # noqa: E402
 
 MAX_BYTES = 5 << 20
 """Largest submission read (bytes); larger files are skipped without being read."""
+JUDGE_SECONDS = 20.0
+"""Time the grader may spend on one submission's data (decoding and verdict; honest work: about 0.1 s)."""
+MAX_NAME = 255
+"""Characters of a file name that name parsing looks at."""
 POINT_STATUSES = ("graded", "graded-with-errors", "timeout")
 RESULT_FILES = ("results.jsonl", "files.csv")
 DEFAULT_CACHE = pathlib.Path(os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home() / ".cache") \
@@ -98,10 +115,21 @@ class Outcome:
     flags: str = ""
     feedback: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    feedback_file: str = ""
+    grader_seconds: float = 0.0
+    """CPU time the grader itself spent on this file's data (reading, decoding, verdict)."""
+    memory_mb: float | None = None
+    """The most memory the file's sandbox held at once, where its cgroup reports it."""
 
     @property
     def total(self) -> float:
         return round(sum(self.scores.values()), 6) if self.status in POINT_STATUSES else 0.0
+
+    @classmethod
+    def from_json(cls, text: str) -> "Outcome":
+        data = json.loads(text)
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
 
 
 @dataclass
@@ -109,33 +137,85 @@ class Entry:
     """One file found under the submissions folder, read (or not) without following links."""
 
     relpath: str
+    """The path as the file system gave it (bytes that are not UTF-8 kept as surrogate escapes)."""
     data: bytes | None = None
     skip: tuple[str, str] | None = None
     """(status, reason) when the file is not read."""
 
+    @property
+    def shown(self) -> str:
+        return shown(self.relpath)
+
+
+# ---------------------------------------------------------------- names
+
+_INVISIBLE = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
+
+
+def shown(relpath: str) -> str:
+    """A path as text any report can hold: bytes that are not UTF-8 as ``\\xNN``, a backslash as ``\\\\``,
+    control and direction-changing characters as ``\\uNNNN`` (one path, one text: no two paths share it)."""
+    raw = os.fsencode(relpath).replace(b"\\", b"\\\\")
+    text = raw.decode("utf-8", "backslashreplace")
+    return _INVISIBLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def feedback_name(relpath: str) -> str:
+    """The feedback file of a submission: safe characters of its name (at most 60) and a hash of its path.
+
+    Any path gets one, at most 77 bytes long, in one flat folder: no name is too long, no name needs an
+    encoding, and no folder of the submission (``hw.ipynb.md/``) can be in the way.
+    """
+    slug = _UNSAFE.sub("_", shown(relpath).replace("/", "__"))[:60].strip("._") or "file"
+    digest = hashlib.sha256(os.fsencode(relpath)).hexdigest()[:12]
+    return f"{slug}-{digest}.md"
+
 
 def _natural(name: str) -> list:
-    return [int(part) if part.isdigit() else part.lower() for part in re.split(r"(\d+)", name)]
+    """Sort key: digit runs compare as numbers (by length, then digits: no int() of a long run)."""
+    parts = re.split(r"(\d+)", name)
+    key: list = []
+    for i, part in enumerate(parts):
+        if i % 2:
+            digits = part.lstrip("0")
+            key.append((len(digits), digits, len(part)))
+        else:
+            key.append(part.lower())
+    return key
 
 
-def _mb(n: int) -> str:
-    return f"{n / (1 << 20):.1f} MB"
+_MARK = re.compile(r"copy|v\d+|\d+|\(\d+\)", re.IGNORECASE)
+_SEPARATED = re.compile(r"([\s_-]+)")
+_ATTACHED = re.compile(r"(?:\(\d+\)|\d+)$")
 
 
-def collect(submissions: pathlib.Path, exclude: pathlib.Path | None = None,
-            max_bytes: int = MAX_BYTES) -> list[Entry]:
-    """Every file under ``submissions``, opened with O_NOFOLLOW and read only up to ``max_bytes``."""
-    entries: list[Entry] = []
-    root = os.fspath(submissions)
-    for dirpath, dirnames, filenames, dirfd in os.fwalk(root, follow_symlinks=False):
-        rel_dir = os.path.relpath(dirpath, root)
-        if exclude is not None and os.path.realpath(dirpath) == os.fspath(exclude):
-            dirnames[:] = []
+def student_of(relpath: str) -> str:
+    """Who a file belongs to: its top folder, else its name without copy marks (" (1)", "-2", "_copy", "v3").
+
+    Linear in the name's length (a mark is matched on one separated word at a time, never by a pattern
+    that could backtrack), and only the first ``MAX_NAME`` characters are looked at.
+    """
+    parts = pathlib.PurePosixPath(relpath).parts
+    if len(parts) > 1:
+        return shown(parts[0])[:MAX_NAME]
+    name = shown(parts[0])[:MAX_NAME]
+    stem = name.split(".")[0] or name
+    words = _SEPARATED.split(stem)  # word, separator, word, ...
+    while words:
+        last = words[-1]
+        if _MARK.fullmatch(last) and len(words) > 1:
+            words = words[:-2]  # the mark and the separator before it
             continue
-        for name in filenames + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]:
-            rel = name if rel_dir == "." else os.path.join(rel_dir, name)
-            entries.append(_read(rel, name, dirfd, max_bytes))
-    return sorted(entries, key=lambda e: _natural(e.relpath))
+        trimmed = _ATTACHED.sub("", last) if not last.isdigit() else last
+        if trimmed != last and trimmed:
+            words[-1] = trimmed  # "bob2", "bob(1)"
+            continue
+        break
+    student = "".join(words).strip(" _-").lower()
+    return student or name.lower()
 
 
 def _read(rel: str, name: str, dirfd: int, max_bytes: int) -> Entry:
@@ -168,142 +248,270 @@ def _read(rel: str, name: str, dirfd: int, max_bytes: int) -> Entry:
         os.close(fd)
 
 
-def student_of(relpath: str) -> str:
-    """Who a file belongs to: its top folder, else its name without copy marks (" (1)", "-2", "_copy")."""
-    parts = pathlib.PurePosixPath(relpath).parts
-    if len(parts) > 1:
-        return parts[0]
-    stem = parts[0].split(".")[0] or parts[0]
-    stem = re.sub(r"(\s*\(\d+\)|[\s_-]*(copy|v\d+|\d+))+$", "", stem, flags=re.IGNORECASE)
-    return stem.strip().lower() or parts[0]
+def _mb(n: int) -> str:
+    return f"{n / (1 << 20):.1f} MB"
 
 
-def inspect(entry: Entry, graders: dict[str, plans_mod.Plan]) -> tuple[str, str, str, bytes]:
-    """Classify a read file: (zero status or "", assignment, note, notebook bytes for the sandbox)."""
+def collect(submissions: pathlib.Path, exclude: pathlib.Path | None = None,
+            max_bytes: int = MAX_BYTES) -> list[Entry]:
+    """Every file under ``submissions``, opened with O_NOFOLLOW and read only up to ``max_bytes``."""
+    entries: list[Entry] = []
+    root = os.fspath(submissions)
+    for dirpath, dirnames, filenames, dirfd in os.fwalk(root, follow_symlinks=False):
+        rel_dir = os.path.relpath(dirpath, root)
+        if exclude is not None and os.path.realpath(dirpath) == os.fspath(exclude):
+            dirnames[:] = []
+            continue
+        for name in filenames + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]:
+            rel = name if rel_dir == "." else os.path.join(rel_dir, name)
+            entries.append(_read(rel, name, dirfd, max_bytes))
+    return sorted(entries, key=lambda e: _natural(e.shown))
+
+
+# ---------------------------------------------------------------- one file
+
+_CHECK = re.compile(r"""^\s*grader\.check\(\s*["']([A-Za-z0-9_]{1,40})["']\s*\)""", re.MULTILINE)
+
+
+def cell_questions(nb) -> dict[int, str]:
+    """Cell index -> the question of the first ``grader.check("qN")`` at or after it (the student copies
+    put each question's check cell under its answers)."""
+    found: dict[int, str] = {}
+    pending: list[int] = []
+    for index, cell in enumerate(nb.cells[:5000]):
+        if cell.cell_type != "code":
+            continue
+        pending.append(index)
+        match = _CHECK.search(cell.source[:100_000])
+        if match:
+            for i in pending:
+                found[i] = match.group(1)
+            pending = []
+    return found
+
+
+@dataclass
+class Inspected:
+    status: str = ""
+    assignment: str = ""
+    note: str = ""
+    notebook: bytes = b""
+    cells: dict[int, str] = field(default_factory=dict)
+
+
+def inspect(entry: Entry, graders: dict[str, plans_mod.Plan]) -> Inspected:
+    """Classify a read file: a zero status with its note, or the assignment and notebook bytes for the sandbox."""
     import nbformat
 
     data = entry.data or b""
     if not data.strip():
-        return "empty", "", "the file is empty", b""
+        return Inspected("empty", note="the file is empty")
     if not entry.relpath.endswith(".ipynb"):
-        suffix = pathlib.PurePosixPath(entry.relpath).suffix
-        return "not-a-notebook", "", f"a {suffix or 'suffix-less'} file, not an .ipynb notebook", b""
+        suffix = pathlib.PurePosixPath(entry.shown).suffix[:20]
+        return Inspected("not-a-notebook", note=f"a {suffix or 'suffix-less'} file, not an .ipynb notebook")
     try:
         text = data.decode("utf-8")
-        raw = json.loads(text)
+        json.loads(text)
     except UnicodeDecodeError as exc:
-        return "not-a-notebook", "", f"not UTF-8 text (byte {exc.start})", b""
+        return Inspected("not-a-notebook", note=f"not UTF-8 text (byte {exc.start})")
     except (ValueError, RecursionError) as exc:
         where = f" (line {exc.lineno}, column {exc.colno})" if hasattr(exc, "lineno") else ""
-        return "not-a-notebook", "", f"not valid JSON{where}", b""
+        return Inspected("not-a-notebook", note=f"not valid JSON{where}")
     try:
         nb = nbformat.reads(text, as_version=4)
         nbformat.validate(nb)
     except Exception as exc:  # anything that is not a valid notebook
-        return "not-a-notebook", "", f"not a valid notebook ({type(exc).__name__})", b""
-    del raw
+        return Inspected("not-a-notebook", note=f"not a valid notebook ({type(exc).__name__})")
     if not any(c.cell_type == "code" and c.source.strip() for c in nb.cells):
-        return "empty", "", "the notebook has no code", b""
-    name = nb.metadata.get("otter", {}).get("assignment_name") if isinstance(nb.metadata.get("otter"), dict) else None
+        return Inspected("empty", note="the notebook has no code")
+    otter = nb.metadata.get("otter")
+    name = otter.get("assignment_name") if isinstance(otter, dict) else None
     if name is None and len(graders) == 1:
         name = next(iter(graders))
     if not isinstance(name, str) or name not in graders:
-        shown = str(name)[:40] if name is not None else ""
-        return "unknown-assignment", "", (
-            f"assignment {shown!r} is not one of {sorted(graders)}" if shown else
-            "the notebook names no assignment (metadata otter.assignment_name)"), b""
-    return "", name, "", nbformat.writes(nb).encode()
+        shown_name = str(name)[:40] if name is not None else ""
+        return Inspected("unknown-assignment", note=(
+            f"assignment {shown_name!r} is not one of {sorted(graders)}" if shown_name else
+            "the notebook names no assignment (metadata otter.assignment_name)"))
+    return Inspected("", name, "", nbformat.writes(nb).encode(), cell_questions(nb))
 
 
-_SLOTS: "queue.Queue[int]" = queue.Queue()
-_SLOTS_MADE = [0]
-_SLOTS_LOCK = threading.Lock()
+class Workers:
+    """The batch's verdict workers (``grading/judge.py``), one per job, each used by one thread at a time."""
 
+    def __init__(self, jobs: int = 0, plans=()) -> None:
+        self._idle: "queue.Queue[judges.Judge]" = queue.Queue()
+        for _ in range(jobs):  # started and warmed at once: their imports overlap the first sandboxes
+            worker = judges.Judge()
+            worker.warm(plans)
+            self._idle.put(worker)
 
-def _slot() -> int:
-    try:
-        return _SLOTS.get_nowait()
-    except queue.Empty:
-        with _SLOTS_LOCK:
-            _SLOTS_MADE[0] += 1
-            return _SLOTS_MADE[0] - 1
-
-
-def grade_entry(entry: Entry, graders: dict[str, plans_mod.Plan], limits: sandbox.Limits,
-                package: pathlib.Path, use_sandbox: bool) -> Outcome:
-    """Grade one file: inspect it, run it in a sandbox, decide its verdict here."""
-    start = time.monotonic()
-    digest = hashlib.sha256(entry.data).hexdigest() if entry.data is not None else ""
-    outcome = Outcome(entry.relpath, "", digest, student=student_of(entry.relpath))
-    if entry.skip:
-        outcome.status, outcome.note = entry.skip
-        return outcome
-    try:
-        status, assignment, note, notebook = inspect(entry, graders)
-        outcome.assignment = assignment
-        if status:
-            outcome.status, outcome.note = status, note
-            return outcome
-        plan = graders[assignment]
-        outcome.possible = plan.possible
-        slot = _slot()
+    def judge(self, plan, lines, cells, seconds) -> dict:
         try:
-            answers = sandbox.run(notebook, plan.notebook, plan.names, plan.calls, limits, package,
-                                  sandbox=use_sandbox, slot=slot)
+            worker = self._idle.get_nowait()
+        except queue.Empty:
+            worker = judges.Judge()
+        try:
+            return worker.judge(plan, lines, cells, seconds)
         finally:
-            _SLOTS.put(slot)
-        _judge(outcome, plan, answers, limits)
+            self._idle.put(worker)
+
+    def close(self) -> None:
+        while True:
+            try:
+                self._idle.get_nowait().close()
+            except queue.Empty:
+                return
+
+
+@dataclass
+class Batch:
+    """What every file of one batch is graded with."""
+
+    graders: dict[str, plans_mod.Plan]
+    limits: sandbox.Limits
+    package: pathlib.Path
+    use_sandbox: bool
+    cgroups: confine.Cgroups
+    workers: Workers
+    out: pathlib.Path | None = None
+
+
+def grade_entry(entry: Entry, batch: Batch) -> Outcome:
+    """Grade one file: inspect it, run it in a sandbox, have its verdict decided by a worker, and write
+    its feedback. Nothing here may stop the batch: any failure becomes this file's row."""
+    start, cpu = time.monotonic(), time.thread_time()
+    digest = hashlib.sha256(entry.data).hexdigest() if entry.data is not None else ""
+    outcome = Outcome(entry.shown, "", digest, feedback_file=feedback_name(entry.relpath))
+    try:
+        outcome.student = student_of(entry.relpath)
+        if entry.skip:
+            outcome.status, outcome.note = entry.skip
+        else:
+            _grade(entry, batch, outcome)
     except Exception as exc:  # a bug of ours must not stop the batch
         outcome.status = "grader-error"
         outcome.note = f"the grader failed: {type(exc).__name__}: {str(exc)[:200]}"
         outcome.scores = {}
     outcome.seconds = round(time.monotonic() - start, 2)
+    outcome.grader_seconds = round(outcome.grader_seconds + time.thread_time() - cpu, 3)
+    if batch.out is not None:
+        try:
+            write_feedback(outcome, batch.out)
+        except Exception as exc:  # noqa: BLE001
+            outcome.note = (outcome.note + "; " if outcome.note else "") + \
+                f"its feedback file could not be written ({type(exc).__name__})"
     return outcome
 
 
-def _judge(outcome: Outcome, plan: plans_mod.Plan, answers: sandbox.Answers, limits: sandbox.Limits) -> None:
-    cells = answers.cells if isinstance(answers.cells, dict) else None
+def _grade(entry: Entry, batch: Batch, outcome: Outcome) -> None:
+    found = inspect(entry, batch.graders)
+    outcome.assignment = found.assignment
+    if found.status:
+        outcome.status, outcome.note = found.status, found.note
+        return
+    plan = batch.graders[found.assignment]
+    outcome.possible = plan.possible
+    watch = sorted({m for modules in plan.own_code.values() for m in modules})
+    run = sandbox.run(found.notebook, plan.notebook, plan.names, plan.calls, batch.limits, batch.package,
+                      sandbox=batch.use_sandbox, watch=watch, cgroups=batch.cgroups)
+    if run.peak_memory is not None:
+        outcome.memory_mb = round(run.peak_memory / (1 << 20), 1)
+    try:
+        verdict = batch.workers.judge(plan, run.lines, found.cells, JUDGE_SECONDS)
+    except judges.JudgeTimeout as exc:
+        outcome.status = "grader-error"
+        outcome.scores = {q: 0.0 for q in plan.points}
+        outcome.note = (f"the grader stopped reading this notebook's answers after {JUDGE_SECONDS:g} s "
+                        f"({exc}); nothing could be graded")
+        outcome.grader_seconds += JUDGE_SECONDS
+        return
+    outcome.grader_seconds += float(verdict.get("cpu", 0.0))
+    if "error" in verdict:
+        raise RuntimeError(f"the verdict failed: {verdict['error']}")
+    _judge(outcome, plan, run, verdict, batch.limits)
+
+
+def _judge(outcome: Outcome, plan: plans_mod.Plan, run: sandbox.Run, verdict: dict,
+           limits: sandbox.Limits) -> None:
+    cells = verdict.get("cells")
     if cells is None:
-        outcome.status = {"timeout": "timeout", "output-too-large": "output-too-large"}.get(answers.problem, "crashed")
+        outcome.status = {"timeout": "timeout", "output-too-large": "output-too-large"}.get(run.problem, "crashed")
         outcome.scores = {q: 0.0 for q in plan.points}
         outcome.note = {
-            "timeout": f"stopped after {answers.seconds:.0f} s: the notebook did not finish and did not "
+            "timeout": f"stopped after {run.seconds:.0f} s: the notebook did not finish and did not "
                        "give its time back",
             "output-too-large": "the notebook wrote more than the grader reads",
-        }.get(answers.problem, "the notebook ended the Python process (os._exit, a crash or a memory "
-                               "limit) before it finished; nothing could be graded")
+        }.get(run.problem, "the notebook ended the Python process (os._exit, a crash or a memory "
+                           "limit) before it finished; nothing could be graded")
         return
-    graded = verdict.grade(plan, answers)
-    outcome.scores = graded.scores(plan)
-    errors = [str(e)[:200] for e in cells.get("errors", []) if isinstance(e, str)][:20]
-    stopped = str(cells.get("stopped") or "")[:200]
+    cases = [_Case(*c) for c in verdict["cases"]]
+    outcome.scores = _scores(plan, cases)
+    errors, stopped = cells["errors"], cells["stopped"]
+    finished = run.finished and verdict.get("finished", False)
     notes = []
     if stopped:
         outcome.status = "timeout"
         notes.append(f"{stopped}; graded on what it had defined by then")
-    elif errors or not answers.finished:
+    elif errors or not finished:
         outcome.status = "graded-with-errors"
     else:
         outcome.status = "graded"
     if errors:
         notes.append(f"{len(errors)} cell(s) raised; first: {errors[0]}")
-    if not answers.finished:
-        notes.append({"timeout": "the sandbox stopped answering while the hidden checks ran",
+    missing = _missing_modules(errors)
+    if missing:
+        notes.append(f"the notebook imports {', '.join(missing)}, which is neither in the notebook nor "
+                     "installed: each notebook is graded alone (files handed in beside it are not used), "
+                     "so that code belongs in the notebook")
+    if not finished:
+        notes.append({"timeout": f"the sandbox ran out of its time ({limits.total_seconds:g} s for one "
+                                 "submission, or one call's) while the hidden checks ran; what was "
+                                 "not evaluated scores zero",
                       "output-too-large": "the notebook wrote more than the grader reads",
-                      }.get(answers.problem, "the sandbox ended while the hidden checks ran"))
-    timed_out = sorted({c.question for c in graded.cases if "TookTooLong" in c.message}, key=_natural)
+                      }.get(run.problem, "the sandbox ended while the hidden checks ran"))
+    timed_out = sorted({c.question for c in cases if "TookTooLong" in c.message}, key=_natural)
     if timed_out:
         notes.append(f"too slow on a hidden input: {', '.join(timed_out)}")
+    borrowed = verdict.get("borrowed") or {}
+    for question in sorted(borrowed, key=_natural):
+        named = ", ".join(borrowed[question][:5]) or "its functions"
+        notes.append(f"{question} uses the book's own model ({named}) where the exercise asks for "
+                     "the student's code: its checks do not count")
     outcome.note = "; ".join(notes)
-    outcome.feedback = _feedback(plan, graded, errors)
+    outcome.feedback = _feedback(plan, cases, outcome.scores, errors)
 
 
-def _feedback(plan: plans_mod.Plan, graded: verdict.Graded, errors: list[str]) -> list[str]:
+_NO_MODULE = re.compile(r"ModuleNotFoundError: No module named '([A-Za-z0-9_.]{1,80})'")
+
+
+def _missing_modules(errors: list[str]) -> list[str]:
+    return sorted({m.group(1) for e in errors for m in [_NO_MODULE.search(e)] if m})
+
+
+@dataclass
+class _Case:
+    question: str
+    name: str
+    hidden: bool
+    points: float
+    passed: bool
+    message: str = ""
+
+
+def _scores(plan: plans_mod.Plan, cases: list[_Case]) -> dict[str, float]:
+    out = {q: 0.0 for q in plan.points}
+    for case in cases:
+        if case.passed and case.question in out:
+            out[case.question] += case.points
+    return {q: round(v, 6) for q, v in out.items()}
+
+
+def _feedback(plan: plans_mod.Plan, cases: list[_Case], scores: dict[str, float], errors: list[str]) -> list[str]:
     lines: list[str] = []
-    scores = graded.scores(plan)
     for question in sorted(plan.points, key=_natural):
         lines.append(f"## {question}: {scores[question]:g} of {float(plan.points[question]):g}")
-        for case in (c for c in graded.cases if c.question == question and not c.passed):
+        for case in (c for c in cases if c.question == question and not c.passed):
             kind = "hidden check" if case.hidden else "public check (no points: you can run it yourself)"
             lines.append(f"\n{case.name} ({kind}):\n\n```\n{case.message}\n```")
         lines.append("")
@@ -355,12 +563,13 @@ def write_reports(outcomes: list[Outcome], graders: dict[str, plans_mod.Plan], o
     """files.csv, one grades-<assignment>.csv per assignment, and every feedback file."""
     flag_duplicates(outcomes)
     written = []
-    with open(out / "files.csv", "w", newline="") as handle:
+    with open(out / "files.csv", "w", newline="", encoding="utf-8") as handle:
         w = csv.writer(handle)
-        w.writerow(["file", "student", "assignment", "status", "total", "possible", "flags", "note"])
+        w.writerow(["file", "student", "assignment", "status", "total", "possible", "flags", "note", "feedback"])
         for o in outcomes:
             w.writerow([cell(o.file), cell(o.student), cell(o.assignment), o.status, _num(o.total),
-                        _num(o.possible) if o.possible else "", cell(o.flags), cell(o.note)])
+                        _num(o.possible) if o.possible else "", cell(o.flags), cell(o.note),
+                        f"feedback/{o.feedback_file}" if o.feedback_file else ""])
     written.append(out / "files.csv")
     for assignment, plan in sorted(graders.items()):
         mine = [o for o in outcomes if o.assignment == assignment]
@@ -368,7 +577,7 @@ def write_reports(outcomes: list[Outcome], graders: dict[str, plans_mod.Plan], o
             continue
         questions = sorted(plan.points, key=_natural)
         path = out / f"grades-{assignment}.csv"
-        with open(path, "w", newline="") as handle:
+        with open(path, "w", newline="", encoding="utf-8") as handle:
             w = csv.writer(handle)
             w.writerow(["file", "student", "status", *questions, "total", "possible", "flags", "note"])
             for o in mine:
@@ -378,13 +587,17 @@ def write_reports(outcomes: list[Outcome], graders: dict[str, plans_mod.Plan], o
                             _num(o.total), _num(plan.possible), cell(o.flags), cell(o.note)])
         written.append(path)
     for o in outcomes:
-        write_feedback(o, out)
+        try:
+            write_feedback(o, out)
+        except Exception as exc:  # noqa: BLE001  (one file's feedback never costs the others theirs)
+            print(f"warning: feedback for {o.file} not written: {type(exc).__name__}: {exc}", file=sys.stderr)
     return written
 
 
 def write_feedback(o: Outcome, out: pathlib.Path) -> None:
-    path = out / "feedback" / f"{o.file}.md"
-    path.parent.mkdir(parents=True, exist_ok=True)
+    name = o.feedback_file or feedback_name(o.file)
+    folder = out / "feedback"
+    folder.mkdir(parents=True, exist_ok=True)
     possible = _num(o.possible) if o.possible else "?"
     lines = [f"# {o.file}", "", f"- assignment: {o.assignment or 'unknown'}", f"- status: {o.status}",
              f"- score: {_num(o.total)} of {possible}"]
@@ -397,7 +610,10 @@ def write_feedback(o: Outcome, out: pathlib.Path) -> None:
         lines += o.feedback
     else:
         lines.append("This file could not be graded and scores zero. " + (o.note or ""))
-    path.write_text("\n".join(lines).rstrip() + "\n")
+    text = "\n".join(lines).rstrip() + "\n"
+    tmp = folder / f".{name}.tmp"
+    tmp.write_text(unicodedata.normalize("NFC", text), encoding="utf-8", errors="backslashreplace")
+    tmp.replace(folder / name)
 
 
 # ---------------------------------------------------------------- the batch
@@ -411,9 +627,9 @@ class Journal:
     def load(self) -> dict[tuple[str, str], Outcome]:
         done: dict[tuple[str, str], Outcome] = {}
         if self.path.is_file():
-            for line in self.path.read_text().splitlines():
+            for line in self.path.read_text(encoding="utf-8", errors="replace").splitlines():
                 try:
-                    o = Outcome(**json.loads(line))
+                    o = Outcome.from_json(line)
                 except (ValueError, TypeError):
                     continue  # a line cut short by a crash
                 done[(o.file, o.sha256)] = o
@@ -421,7 +637,7 @@ class Journal:
 
     def append(self, o: Outcome) -> None:
         line = json.dumps(asdict(o)) + "\n"
-        with self.lock, open(self.path, "a") as handle:
+        with self.lock, open(self.path, "a", encoding="utf-8") as handle:
             handle.write(line)
             handle.flush()
             os.fsync(handle.fileno())
@@ -444,28 +660,48 @@ def prepare_out(out: pathlib.Path, *, resume: bool, overwrite: bool) -> None:
     out.mkdir(parents=True, exist_ok=True)
 
 
-def grade_folder(submissions: pathlib.Path, out: pathlib.Path, *, timeout: float = 120.0,
-                 call_timeout: float = 10.0, jobs: int = 2, resume: bool = False, overwrite: bool = False,
-                 use_sandbox: bool = True, cache: pathlib.Path = DEFAULT_CACHE,
-                 solutions: pathlib.Path = exercises.SOLUTIONS, quiet: bool = True,
-                 limits: sandbox.Limits | None = None) -> list[Outcome]:
+def isolation_warning(cgroups: confine.Cgroups) -> str:
+    """"" when every sandbox has a cgroup of its own, else what is weaker and why."""
+    if cgroups.version:
+        return ""
+    return ("warning: isolation between submissions is weaker here: no cgroup could be made for the "
+            f"sandboxes ({cgroups.reason}). A submission's CPU, memory and processes are limited per "
+            "process only, so one can slow its neighbour down or hold more memory than its limit; time "
+            "limits are judged on CPU time (the clock allows 3 times as much) so that honest work does "
+            "not fail for it. Run as root, or in a delegated cgroup (systemd-run --user --scope -p "
+            "Delegate=yes make grade ...), to confine each sandbox as a whole.")
+
+
+def grade_folder(submissions: pathlib.Path, out: pathlib.Path, *, timeout: float = 60.0,
+                 call_timeout: float = 10.0, total_timeout: float | None = None, jobs: int = 2,
+                 resume: bool = False, overwrite: bool = False, use_sandbox: bool = True,
+                 cache: pathlib.Path = DEFAULT_CACHE, solutions: pathlib.Path = exercises.SOLUTIONS,
+                 quiet: bool = True, limits: sandbox.Limits | None = None) -> list[Outcome]:
     """Grade every file under ``submissions``; write the reports into ``out``."""
     import clustermath
 
     if not submissions.is_dir():
         raise ValueError(f"submissions must be a folder, got {submissions}")
     if use_sandbox and (reason := sandbox.unavailable_reason()):
-        raise ValueError(f"{reason}.\nWithout a sandbox a notebook runs with your permissions: it can read "
+        raise ValueError(f"{reason}\nWithout a sandbox a notebook runs with your permissions: it can read "
                          "the solutions and the hidden tests, rewrite other submissions and the results, and "
-                         "leave processes behind. Install bubblewrap, or pass --no-sandbox to grade anyway.")
+                         "leave processes behind. Fix the sandbox, or pass --no-sandbox (NO_SANDBOX=1) to "
+                         "grade anyway.")
     submissions, out = submissions.resolve(), out.resolve()
     prepare_out(out, resume=resume, overwrite=overwrite)
     graders = plans_mod.plans(cache, solutions)
     if not graders:
         raise ValueError(f"solutions must hold at least one master notebook, found none in {solutions}")
+    jobs = max(1, jobs)
+    cpus = min(1.0, (os.cpu_count() or 1) / jobs)
     limits = limits or sandbox.Limits(notebook_seconds=timeout, call_seconds=call_timeout,
-                                      calls_seconds=max(60.0, 6 * call_timeout))
-    package = pathlib.Path(clustermath.__file__).resolve().parent
+                                      total_seconds=total_timeout or 2 * timeout, cpus=cpus)
+    cgroups = confine.detect()
+    warning = isolation_warning(cgroups)
+    if warning and not quiet:
+        print(warning, file=sys.stderr, flush=True)
+    batch = Batch(graders, limits, pathlib.Path(clustermath.__file__).resolve().parent, use_sandbox,
+                  cgroups, Workers(jobs, graders.values()), out)
     journal = Journal(out / "results.jsonl")
     done = journal.load() if resume else {}
     entries = collect(submissions, exclude=out if out.is_relative_to(submissions) else None)
@@ -473,22 +709,34 @@ def grade_folder(submissions: pathlib.Path, out: pathlib.Path, *, timeout: float
     todo = []
     for entry in entries:
         digest = hashlib.sha256(entry.data).hexdigest() if entry.data is not None else ""
-        if (entry.relpath, digest) in done:
-            outcomes[entry.relpath] = done[(entry.relpath, digest)]
+        if (entry.shown, digest) in done:
+            outcomes[entry.shown] = done[(entry.shown, digest)]
         else:
             todo.append(entry)
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        futures = {pool.submit(grade_entry, e, graders, limits, package, use_sandbox): e for e in todo}
-        for future in as_completed(futures):
-            o = future.result()
-            journal.append(o)
-            write_feedback(o, out)
-            outcomes[o.file] = o
-            if not quiet:
-                possible = _num(o.possible) if o.possible else "?"
-                print(f"{o.file}  {o.status}  {_num(o.total)} / {possible}  ({o.seconds:.1f} s)", flush=True)
-    ordered = [outcomes[e.relpath] for e in entries]
+    try:
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            futures = {pool.submit(grade_entry, e, batch): e for e in todo}
+            for future in as_completed(futures):
+                entry = futures[future]
+                try:
+                    o = future.result()
+                except Exception as exc:  # noqa: BLE001  (grade_entry already catches; belt and braces)
+                    o = Outcome(entry.shown, "grader-error", note=f"the grader failed: {type(exc).__name__}",
+                                feedback_file=feedback_name(entry.relpath))
+                try:
+                    journal.append(o)
+                except Exception as exc:  # noqa: BLE001
+                    print(f"warning: results.jsonl not written for {o.file}: {exc}", file=sys.stderr)
+                outcomes[o.file] = o
+                if not quiet:
+                    possible = _num(o.possible) if o.possible else "?"
+                    print(f"{o.file}  {o.status}  {_num(o.total)} / {possible}  ({o.seconds:.1f} s)", flush=True)
+    finally:
+        batch.workers.close()
+    ordered = [outcomes[e.shown] for e in entries]
     write_reports(ordered, graders, out)
+    if warning and not quiet:
+        print(warning, file=sys.stderr)
     return ordered
 
 
@@ -496,9 +744,11 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("submissions", type=pathlib.Path, help="folder of submitted files (searched recursively)")
     parser.add_argument("--out", type=pathlib.Path, default=pathlib.Path("grading-output"))
-    parser.add_argument("--timeout", type=float, default=120.0, help="seconds for one notebook's cells")
+    parser.add_argument("--timeout", type=float, default=60.0, help="seconds for one notebook's cells")
     parser.add_argument("--call-timeout", type=float, default=10.0,
                         help="seconds for one call of a student's function on a hidden input")
+    parser.add_argument("--total-timeout", type=float, default=None,
+                        help="seconds for everything one submission does (default: twice --timeout)")
     parser.add_argument("--jobs", type=int, default=2, help="submissions graded at once")
     parser.add_argument("--resume", action="store_true", help="continue the batch in --out, skipping files done")
     parser.add_argument("--overwrite", action="store_true", help="replace the results already in --out")
@@ -507,14 +757,17 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--no-sandbox", action="store_true",
                         help="grade without bubblewrap (unsafe: the notebooks run with your permissions)")
     args = parser.parse_args(argv)
+    for stream in (sys.stdout, sys.stderr):  # names are shown escaped, but never let printing stop a batch
+        stream.reconfigure(errors="backslashreplace")
     if args.no_sandbox:
         print("warning: grading WITHOUT a sandbox (--no-sandbox): the notebooks run with your permissions",
               file=sys.stderr)
     start = time.perf_counter()
     try:
         outcomes = grade_folder(args.submissions, args.out, timeout=args.timeout, call_timeout=args.call_timeout,
-                                jobs=args.jobs, resume=args.resume, overwrite=args.overwrite,
-                                use_sandbox=not args.no_sandbox, cache=args.cache, quiet=False)
+                                total_timeout=args.total_timeout, jobs=args.jobs, resume=args.resume,
+                                overwrite=args.overwrite, use_sandbox=not args.no_sandbox, cache=args.cache,
+                                quiet=False)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

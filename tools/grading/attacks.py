@@ -13,8 +13,17 @@ determined student would find (the repository, the submissions folder, the
 output folder, the grading cache, the canary files) are written into the
 notebooks, as if the student knew the layout.
 
-``MANIFEST`` (below) says, for each file, what the grader must make of it;
-``tests/test_grading_sandbox.py`` builds the folder, grades it and checks.
+The second round (issue 20) aims at the grader's own code and at what the
+sandbox shared: file names that broke name parsing and report writing, a
+neighbour that takes every CPU, memory held in in-memory files, the kernel
+keyring, a forged answer line that is slow to decode, a notebook that spends
+every budget to the last second, a flood of empty lines; and, for teaching,
+simulations replaced by their formula or deaf to their seed, an exercise
+answered by the book's own model, and three honest slips.
+
+``MANIFEST`` (below) says, for each file, what the grader must make of it,
+``NOTES`` what its note must say; ``tests/test_grading_sandbox.py`` builds the
+folder, grades it and checks.
 """
 from __future__ import annotations
 
@@ -54,6 +63,23 @@ def solved(stem: str = "ch01_exercises") -> nbformat.NotebookNode:
             cells.append(nbformat.v4.new_code_cell(exercises._without_markers(cell.source)))
     nb.cells = cells
     return nb
+
+
+def filled(stem: str = "ch01_exercises", replace: dict[int, str] | None = None) -> nbformat.NotebookNode:
+    """The student copy with every answer cell holding the master's solution (the check cells stay
+    where they are, as a student who solved it hands it in); ``replace``: answer cell number (0 is
+    the set-up cell) -> other code for it."""
+    master = nbformat.read(exercises.SOLUTIONS / f"{stem}.ipynb", as_version=4)
+    nb = _student(stem)
+    solutions = [c for c in master.cells if c.cell_type == "code" and not _is_test(c.source)]
+    answers = [c for c in nb.cells if c.cell_type == "code" and not exercises._is_plumbing(c)]
+    for number, (cell, solution) in enumerate(zip(answers, solutions)):
+        cell.source = (replace or {}).get(number, exercises._without_markers(solution.source))
+    return nb
+
+
+def _answer_cells(nb: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
+    return [c for c in nb.cells if c.cell_type == "code" and not exercises._is_plumbing(c)]
 
 
 def _with_cell(nb: nbformat.NotebookNode, code: str, *, first: bool = False) -> nbformat.NotebookNode:
@@ -267,7 +293,191 @@ try:
 except Exception as exc:
     q10_implied_by = 'no network'
 """,
+        # ---- round two (issue 20)
+        "memfd_hog": """
+import os, time
+_kids = []
+for _i in range(3):  # three processes, each holding 2.5 GB in anonymous in-memory files
+    _pid = os.fork()
+    if _pid == 0:
+        _held = []
+        try:
+            for _j in range(80):
+                _fd = os.memfd_create('held')
+                os.write(_fd, b'x' * (32 << 20))
+                _held.append(_fd)
+        except OSError:
+            pass
+        time.sleep(3)
+        os._exit(0)
+    _kids.append(_pid)
+for _pid in _kids:
+    try:
+        os.waitpid(_pid, 0)
+    except OSError:
+        pass
+""",
+        "forged_line": """
+import json, os
+_same = 2 ** 61 - 1  # every multiple of it hashes to 0 in CPython
+_line = json.dumps({'event': 'name', 'name': 'q1_overlap', 'defined': True, 'callable': False,
+                    'value': {'$': 'dict', 'v': [[k * _same, 0] for k in range(100_000)]}}) + '\\n'
+for _fd in os.listdir('/proc/self/fd'):
+    try:
+        if int(_fd) > 2 and os.readlink(f'/proc/self/fd/{_fd}').startswith('pipe:'):
+            os.write(int(_fd), _line.encode())
+    except OSError:
+        pass
+""",
+        "blank_lines": """
+import os
+for _fd in os.listdir('/proc/self/fd'):
+    try:
+        if int(_fd) > 2 and os.readlink(f'/proc/self/fd/{_fd}').startswith('pipe:'):
+            for _i in range(31):
+                os.write(int(_fd), b'\\n' * (1 << 20))
+    except OSError:
+        pass
+""",
     }
+
+
+KEYRING = """
+import ctypes, json, os
+_libc = ctypes.CDLL(None, use_errno=True)
+_SYS = {'x86_64': (248, 249, 250), 'aarch64': (217, 218, 219)}[os.uname().machine]
+"""
+
+KEYRING_WRITER = KEYRING + """
+_nb = json.load(open([f for f in os.listdir('.') if f.endswith('.ipynb')][0]))
+_code = '\\n\\n'.join(''.join(c['source']) for c in _nb['cells'] if c['cell_type'] == 'code'
+                      and 'KEYRING' not in ''.join(c['source']) and 'grader' not in ''.join(c['source']))
+for _ring in (-4, -5, -3):  # the user keyring, the user session keyring, the session keyring
+    _libc.syscall(_SYS[0], b'user', b'ch01-answers', _code.encode(), len(_code.encode()), _ring)
+"""
+
+KEYRING_READER = KEYRING + """
+import time
+for _try in range(15):
+    for _ring in (-4, -5, -3):
+        _key = _libc.syscall(_SYS[2], 10, _ring, b'user', b'ch01-answers', 0)  # KEYCTL_SEARCH
+        if _key > 0:
+            _buf = ctypes.create_string_buffer(1 << 20)
+            _n = _libc.syscall(_SYS[2], 11, _key, _buf, 1 << 20)  # KEYCTL_READ
+            exec(_buf.raw[:_n].decode(), globals())
+            break
+    else:
+        time.sleep(0.2)
+        continue
+    break
+"""
+
+CPU_HOG = """
+import os
+for _i in range(200):  # 200 busy processes, each in its own session
+    if os.fork() == 0:
+        os.setsid()
+        while True:
+            pass
+while True:
+    pass
+"""
+
+SLOWEST = """
+import signal, time
+signal.signal(signal.SIGALRM, signal.SIG_IGN)
+signal.signal(signal.SIGPROF, signal.SIG_IGN)
+
+class _Slow:
+    def __repr__(self):
+        time.sleep(600)
+        return 'slow'
+    def __eq__(self, other):
+        time.sleep(600)
+        return True
+    __hash__ = object.__hash__
+
+def _slow(*args, **kwargs):
+    signal.signal(signal.SIGALRM, signal.SIG_IGN)
+    signal.signal(signal.SIGPROF, signal.SIG_IGN)
+    time.sleep(CALL_SECONDS - 0.3)
+    return _Slow()
+
+for _name in [n for n in list(globals()) if not n.startswith('_') and (n.startswith('q') or callable(globals()[n]))
+              and n not in ('In', 'Out', 'get_ipython', 'exit', 'quit', 'grader', 'otter')]:
+    globals()[_name] = _slow if callable(globals()[_name]) else _Slow()
+time.sleep(NOTEBOOK_SECONDS - 0.5)
+"""
+
+STANDIN_CH1_CLOSED_FORM = """
+def simulate_daily_loss(nodes, node_mtbf_h, interval_min, days, seed):
+    # the mean-rate model on every day, with a trace of the seed so that seeds differ
+    return np.full(days, nodes * 24 / node_mtbf_h * interval_min / 2) + seed * 1e-9
+"""
+
+STANDIN_CH1_NO_SEED = """
+def simulate_daily_loss(nodes, node_mtbf_h, interval_min, days, seed):
+    rng = np.random.default_rng()  # the seed is ignored
+    horizon, mtbf_min, lost = days * 1440.0, node_mtbf_h * 60.0, np.zeros(days)
+    clock = rng.exponential(mtbf_min, size=nodes)
+    while True:
+        failing = clock[clock < horizon]
+        if failing.size == 0:
+            return lost
+        np.add.at(lost, (failing // 1440).astype(int), failing % interval_min)
+        clock = clock + rng.exponential(mtbf_min, size=nodes)
+"""
+
+STANDIN_CH4_FORMULA = """
+def simulated_idle(links, flows, trials, seed=0):
+    return links * (1 - 1 / links) ** flows  # the formula, not a simulation
+"""
+
+STANDIN_CH3_PLACEMENT = """
+from clustermath.placement import placement
+
+
+def domains_needed(tp, pp, dp, domain_size):
+    where = placement(tp, pp, dp, domain_size)
+    return where.domains, where.idle_gpus
+
+
+q1_racks, q1_idle = domains_needed(16, 10, 77, 72)
+"""
+
+
+def second_round(limits: dict[str, float]) -> dict[str, nbformat.NotebookNode]:
+    """The submissions of issue 20 that are notebooks, by file name (``limits``: the batch's
+    ``notebook_seconds`` and ``call_seconds``, which the slowest submission spends to the last second)."""
+    blank, out = _student(), {}
+    out["0_cpu_hog.ipynb"] = _with_cell(blank, CPU_HOG, first=True)
+    out["0_honest_beside_the_hog.ipynb"] = filled("ch04_exercises")
+    out["cheat_keyring_1_writer.ipynb"] = _with_cell(filled(), KEYRING_WRITER)
+    out["cheat_keyring_2_reader.ipynb"] = _with_cell(blank, KEYRING_READER)  # last: after the blanks
+    slowest = SLOWEST.replace("CALL_SECONDS", repr(limits["call_seconds"])) \
+        .replace("NOTEBOOK_SECONDS", repr(limits["notebook_seconds"]))
+    out["cheat_slowest.ipynb"] = _with_cell(blank, slowest)
+    out["standin_ch01_closed_form.ipynb"] = _with_cell(filled(), STANDIN_CH1_CLOSED_FORM)
+    out["standin_ch01_ignores_seed.ipynb"] = _with_cell(filled(), STANDIN_CH1_NO_SEED)
+    out["standin_ch04_formula.ipynb"] = _with_cell(filled("ch04_exercises"), STANDIN_CH4_FORMULA)
+    solved3 = filled("ch03_exercises")
+    _answer_cells(solved3)[1].source = STANDIN_CH3_PLACEMENT  # exercise 1, answered by the book's model
+    out["standin_ch03_placement.ipynb"] = solved3
+    setup = filled()
+    init = next(c for c in setup.cells if c.cell_type == "code" and c.source.startswith("# Initialize Otter"))
+    first = _answer_cells(setup)[0]
+    init.source, first.source = init.source + "\n\n" + first.source, ""
+    out["slip_imports_in_setup_cell.ipynb"] = setup
+    under = filled()
+    answer = _answer_cells(under)[1]
+    check = under.cells[under.cells.index(answer) + 1]
+    check.source, answer.source = check.source + "\n\n" + answer.source, ""
+    out["slip_answer_under_check.ipynb"] = under
+    helper = filled()
+    q5 = next(c for c in _answer_cells(helper) if "def simulate_daily_loss" in c.source)
+    q5.source = "from helpers import simulate_daily_loss\n\n" + q5.source.split("\n\n\nq5_mean_rate", 1)[-1]
+    out["erin/ch01.ipynb"] = helper
+    return out
 
 
 def honest(stem: str = "ch01_exercises") -> dict[str, nbformat.NotebookNode]:
@@ -320,13 +530,17 @@ def step_ms(compute_ms, slowest_ms, stages, microbatches, comm_ms, fabric_slowdo
     return out
 
 
-# What the grader must make of each file: (allowed statuses, "zero" | "full" | "slow").
+# What the grader must make of each file: (allowed statuses, "zero" | "full" | "slow" | "less").
 GRADED = ("graded", "graded-with-errors")
+LONG_NAME = "long_" + "n" * (255 - len("long_") - len(".ipynb")) + ".ipynb"
+"""A valid file name of 255 bytes, the most Linux allows (its feedback file once needed 258)."""
 MANIFEST: dict[str, tuple[tuple[str, ...], str]] = {
     **{f"cheat_{name}.ipynb": (GRADED, "zero") for name in (
         "patch_otter", "patch_feedback", "patch_pickle", "float_subclass",
         "read_solutions", "read_tests", "detached_rewriter", "overwrite_others", "overwrite_autograder",
-        "memory_hog", "network", "fork_survivors")},
+        "network", "fork_survivors")},
+    # past 2 GB the cgroup's OOM killer may end the runner itself: zero either way
+    "cheat_memory_hog.ipynb": (GRADED + ("crashed",), "zero"),
     # inside its PID namespace it may take the sandbox down with it, never the grader
     "cheat_kill_grader.ipynb": (GRADED + ("crashed",), "zero"),
     "cheat_flood_output.ipynb": (GRADED + ("output-too-large",), "zero"),
@@ -344,13 +558,59 @@ MANIFEST: dict[str, tuple[tuple[str, ...], str]] = {
     "bob/ch02.ipynb": (("graded",), "full"),
     "carol/ch03.ipynb": (("graded",), "full"),
     "notes.txt": (("not-a-notebook",), "zero"),
+    # ---- round two (issue 20): names
+    "mallory_" + "0" * 48 + "x.ipynb": (("graded",), "zero"),
+    "M\\xfcller_ch01.ipynb": (("graded",), "full"),  # a Windows zip's name: byte 0xfc, not UTF-8
+    LONG_NAME: (("graded",), "zero"),
+    "dave/hw.ipynb": (("graded",), "full"),
+    "dave/hw.ipynb.md/notes.txt": (("not-a-notebook",), "zero"),
+    # ---- neighbours, memory, kernel state, the grader's own time
+    "0_cpu_hog.ipynb": (("timeout",), "zero"),
+    "0_honest_beside_the_hog.ipynb": (("graded",), "full"),
+    "cheat_memfd_hog.ipynb": (GRADED + ("crashed", "timeout"), "zero"),
+    "cheat_keyring_1_writer.ipynb": (("graded",), "full"),
+    "cheat_keyring_2_reader.ipynb": (GRADED, "zero"),
+    "cheat_forged_line.ipynb": (GRADED, "zero"),
+    "cheat_blank_lines.ipynb": (("output-too-large",), "zero"),
+    "cheat_slowest.ipynb": (GRADED + ("timeout", "crashed"), "zero"),
+    # ---- teaching: stand-ins lose points, the book's model where own code is asked, honest slips
+    "standin_ch01_closed_form.ipynb": (("graded",), "less"),
+    "standin_ch01_ignores_seed.ipynb": (("graded",), "less"),
+    "standin_ch04_formula.ipynb": (("graded",), "less"),
+    "standin_ch03_placement.ipynb": (("graded",), "less"),
+    "slip_imports_in_setup_cell.ipynb": (("graded",), "full"),
+    "slip_answer_under_check.ipynb": (("graded",), "full"),
+    "erin/ch01.ipynb": (("graded-with-errors",), "less"),
+    "erin/helpers.py": (("not-a-notebook",), "zero"),
 }
 
+NOTES = {
+    "erin/ch01.ipynb": "imports helpers, which is neither in the notebook nor installed",
+    "standin_ch03_placement.ipynb": "uses the book's own model (clustermath.placement",
+}
+"""What the note of a file must contain (a slip or a borrowed model is named, not just penalised)."""
 
-def build(folder: pathlib.Path, paths: dict[str, str]) -> dict[str, tuple[tuple[str, ...], str]]:
-    """Write every submission of ``MANIFEST`` into ``folder``; return the manifest."""
+
+def build(folder: pathlib.Path, paths: dict[str, str],
+          limits: dict[str, float] | None = None) -> dict[str, tuple[tuple[str, ...], str]]:
+    """Write every submission of ``MANIFEST`` into ``folder``; return the manifest.
+
+    ``limits`` (the batch's ``notebook_seconds`` and ``call_seconds``) tells the slowest
+    submission how long it may sleep."""
     folder.mkdir(parents=True, exist_ok=True)
     blank = _student()
+    for name, nb in second_round(limits or {"notebook_seconds": 60.0, "call_seconds": 10.0}).items():
+        (folder / name).parent.mkdir(exist_ok=True)
+        nbformat.write(nb, folder / name)
+    (folder / "erin" / "helpers.py").write_text(
+        "\n\n".join(c.source for c in _answer_cells(filled()) if "def simulate_daily_loss" in c.source))
+    nbformat.write(blank, folder / ("mallory_" + "0" * 48 + "x.ipynb"))
+    with open(os.path.join(os.fsencode(folder), b"M\xfcller_ch01.ipynb"), "w") as handle:
+        nbformat.write(filled(), handle)
+    nbformat.write(blank, folder / LONG_NAME)
+    (folder / "dave" / "hw.ipynb.md").mkdir(parents=True, exist_ok=True)
+    nbformat.write(solved(), folder / "dave" / "hw.ipynb")
+    (folder / "dave" / "hw.ipynb.md" / "notes.txt").write_text("my notes\n")
     for name, code in cheats(paths).items():
         nbformat.write(_with_cell(blank, code, first=name in ("patch_otter", "patch_feedback")),
                        folder / f"cheat_{name}.ipynb")

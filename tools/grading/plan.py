@@ -17,8 +17,22 @@ must pass every test case, or building the plan fails and says which case
 cannot be replayed (for example one that calls a student's function with an
 argument that is not plain data).
 
+Calls are recorded per test case and per occurrence: a case that calls a
+function twice with the same arguments (a "same seed, same result" check)
+asks the sandbox for two real runs, and the verdict replays the n-th call of a
+case from the n-th run. Calls with equal arguments in different cases share
+their runs.
+
+The master's notebook metadata may say which exercises want the student's own
+code (``metadata.grading.own_code``: question -> the ``clustermath`` modules
+its code must not call); the plan carries that rule to the sandbox (which
+watches those modules) and to the verdict.
+
 Plans are cached per master (keyed by the master's content, otter's version,
 the ``clustermath`` sources and this module's ``PLAN_VERSION``).
+
+Imports: this module uses ``verdict`` (to compile the tests and check the
+replay); ``verdict`` never imports this one.
 """
 from __future__ import annotations
 
@@ -30,7 +44,7 @@ import os
 import pathlib
 import sys
 import tempfile
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 import nbformat
 
@@ -39,8 +53,10 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 import exercises  # noqa: E402  (tools/exercises.py)
 import plain  # noqa: E402
+import verdict  # noqa: E402
+from verdict import case_params, test_files  # noqa: E402
 
-PLAN_VERSION = 1
+PLAN_VERSION = 2
 
 
 class PlanError(RuntimeError):
@@ -61,9 +77,12 @@ class Plan:
     names: list
     """Every name a test case reads, in order."""
     calls: list
-    """Every recorded call: [function name, encoded args list, encoded kwargs dict]."""
+    """Every recorded call: [function name, encoded args list, encoded kwargs dict, occurrence], where
+    occurrence n is the (n+1)-th call with those arguments inside one test case."""
     master_answers: dict
     """The master's own answers as a sandbox would report them (for the self-check and the tests)."""
+    own_code: dict = field(default_factory=dict)
+    """Question -> ``clustermath`` modules its code must not call (the master's metadata)."""
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
@@ -78,18 +97,20 @@ class Plan:
 
 
 class _Recorder:
-    """Stands for one of the master's functions: records each call, then makes it."""
+    """Stands for one of the master's functions in one test case: records each call, then makes it."""
 
-    def __init__(self, name: str, real, calls: dict, problems: list) -> None:
+    def __init__(self, name: str, real, calls: dict, problems: list, seen: dict) -> None:
         self.__name__ = name
-        self._real, self._calls, self._problems = real, calls, problems
+        self._real, self._calls, self._problems, self._seen = real, calls, problems, seen
 
     def __call__(self, *args, **kwargs):
         key = plain.call_key(self.__name__, list(args), kwargs)
         if '"opaque"' in key:
             self._problems.append(f"{self.__name__} is called with an argument that is not plain data: {key[:200]}")
-        self._calls.setdefault(key, [self.__name__, plain.encode(list(args)),
-                                     plain.encode(dict(sorted(kwargs.items())))])
+        nth = self._seen.get(key, 0)
+        self._seen[key] = nth + 1
+        self._calls.setdefault((key, nth), [self.__name__, plain.encode(list(args)),
+                                            plain.encode(dict(sorted(kwargs.items()))), nth])
         return self._real(*args, **kwargs)
 
 
@@ -108,15 +129,20 @@ def master_environment(autograder_nb: nbformat.NotebookNode) -> dict:
     return namespace
 
 
-def test_files(tests: dict) -> dict:
-    """Question -> otter ``ExceptionTestFile`` (compiles the trusted test sources)."""
-    from otter.test_files.exception_test import ExceptionTestFile
-
-    return {q: ExceptionTestFile.from_string(src, path=f"{q}.py") for q, src in tests.items()}
-
-
-def _params(case) -> list[str]:
-    return case.body._get_func_params()
+def own_code_rules(master: pathlib.Path, questions) -> dict:
+    """``metadata.grading.own_code`` of a master: question -> module prefixes, checked."""
+    nb = nbformat.read(master, as_version=4)
+    rules = nb.metadata.get("grading", {}).get("own_code", {})
+    if not isinstance(rules, dict):
+        raise PlanError(f"{master.name}: metadata.grading.own_code must map questions to module lists")
+    for question, modules in rules.items():
+        if question not in questions:
+            raise PlanError(f"{master.name}: metadata.grading.own_code names {question!r}, not a question")
+        if not (isinstance(modules, list) and all(isinstance(m, str) and m.startswith("clustermath.")
+                                                  for m in modules)):
+            raise PlanError(f"{master.name}: metadata.grading.own_code[{question!r}] must list "
+                            "clustermath modules")
+    return {q: list(m) for q, m in rules.items()}
 
 
 def autograder_notebook(master: pathlib.Path) -> nbformat.NotebookNode:
@@ -128,8 +154,6 @@ def autograder_notebook(master: pathlib.Path) -> nbformat.NotebookNode:
 
 def build(master: pathlib.Path, autograder_nb: nbformat.NotebookNode | None = None) -> Plan:
     """Record what the master's tests read and call, and check that the replay passes them all."""
-    import verdict  # noqa: E402  (a sibling module; imported late to avoid a cycle)
-
     if autograder_nb is None:
         autograder_nb = autograder_notebook(master)
     tests = dict(autograder_nb.metadata["otter"]["tests"])
@@ -137,19 +161,20 @@ def build(master: pathlib.Path, autograder_nb: nbformat.NotebookNode | None = No
     env = master_environment(autograder_nb)
 
     names: list[str] = []
-    calls: dict[str, list] = {}
+    calls: dict[tuple[str, int], list] = {}
     problems: list[str] = []
     for question, tf in sorted(test_files(tests).items()):
         for case in tf.test_cases:
             kwargs = {}
-            for param in _params(case):
+            seen: dict[str, int] = {}  # occurrences are counted per test case
+            for param in case_params(case):
                 if param == "env":
                     problems.append(f"{question}: {case.name} takes the whole environment (env)")
                     continue
                 if param not in names:
                     names.append(param)
                 value = env.get(param)
-                kwargs[param] = _Recorder(param, value, calls, problems) if callable(value) else value
+                kwargs[param] = _Recorder(param, value, calls, problems, seen) if callable(value) else value
             try:
                 case.body.test_func(**kwargs)
             except Exception as exc:
@@ -163,14 +188,14 @@ def build(master: pathlib.Path, autograder_nb: nbformat.NotebookNode | None = No
             record["value"] = plain.encode(value)
         answers["names"][name] = record
     ordered = list(calls.values())
-    for index, (name, args, kwargs) in enumerate(ordered):
+    for index, (name, args, kwargs, _) in enumerate(ordered):
         try:
             answers["calls"][str(index)] = {"event": "call", "index": index, "value": plain.encode(
                 env[name](*plain.decode(args), **plain.decode(kwargs)))}
         except Exception as exc:
             answers["calls"][str(index)] = {"event": "call", "index": index, "etype": type(exc).__name__,
                                             "error": str(exc)}
-    plan = Plan(assignment, master.name, points, tests, names, ordered, answers)
+    plan = Plan(assignment, master.name, points, tests, names, ordered, answers, own_code_rules(master, points))
     graded = verdict.grade(plan, verdict.answers_from_master(plan))
     for result in graded.cases:
         if not result.passed:

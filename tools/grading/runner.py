@@ -3,35 +3,55 @@
 Started by ``tools/grading/sandbox.py`` under bubblewrap, with this file and
 ``plain.py`` in ``/grading`` and the request in ``/grading/request.json``:
 the notebook's path, the names the hidden tests read, the calls they make
-(function name and plain-data arguments), limits and time budgets. Nothing
-expected ever comes in. It writes JSON lines to its original standard output
-(the student's own prints go to /dev/null):
+(function name and plain-data arguments), limits and time budgets, and the
+``clustermath`` modules to watch. Nothing expected ever comes in. It writes
+JSON lines to its original standard output (the student's own prints go to
+/dev/null):
 
-    {"event": "cells", "errors": [...], "stopped": "" | reason, "seconds": s}
+    {"event": "cells", "errors": [...], "stopped": "" | reason, "seconds": s, "models": {cell: [...]}}
     {"event": "name", "name": n, "defined": bool, "callable": bool, "value": ...}
-    {"event": "call", "index": i, "value": ...} | {"event": "call", "index": i, "error": "...", "etype": "..."}
-                                                | {"event": "call", "index": i, "timeout": s}
+    {"event": "call", "index": i, "value": ..., "models": [...]}
+        | {"event": "call", "index": i, "error": "...", "etype": "..."} | {"event": "call", "index": i, "timeout": s}
     {"event": "done"}
+
+Every code cell runs as the student left it: ``import otter`` finds a stand-in
+whose ``Notebook`` does nothing, so otter's set-up cell, imports added to it,
+and answers typed under a ``grader.check`` line all run.
+
+Time: ``time_mode`` "wall" (the sandbox has its own CPU share, see
+``confine.py``) limits each cell and call by the clock; "cpu" (no cgroup: a
+neighbour may slow this sandbox down) limits them by this process's CPU time,
+with the clock as a backstop at ``wall_factor`` times the limit. Everything,
+the names and calls included, must end within ``total_seconds``.
 
 Everything in here runs next to the student's code, so the grader trusts none
 of it beyond "these are the student's own values": a notebook that forges
-these lines only forges its own answers.
+these lines only forges its own answers. The grader parses them in a worker
+process under a time limit and item caps.
 """
+import functools
 import json
 import os
 import resource
 import signal
 import sys
 import time
+import types
 
+START = time.monotonic()
 sys.path.insert(0, "/grading")
 import plain  # noqa: E402
 
 REQUEST = json.load(open("/grading/request.json"))
+CPU = REQUEST.get("time_mode") == "cpu"
+WALL_FACTOR = float(REQUEST.get("wall_factor", 1.0))
+END = START + float(REQUEST["total_seconds"])
+_TYPE_NAME = type.__dict__["__name__"]
+_ARGS = BaseException.__dict__["args"]
 
 
 class TimeUp(BaseException):
-    """Raised by the interval timer when a cell or a call runs out of time."""
+    """Raised by the interval timers when a cell or a call runs out of time."""
 
 
 def _alarm(signum, frame):
@@ -56,48 +76,119 @@ def _emit(out, record: dict) -> None:
 
 
 def _error_text(exc: BaseException) -> tuple[str, str]:
-    etype = type(exc).__name__
+    """The exception's type name and its string arguments, read without running the student's code."""
     try:
-        text = str(exc)
-    except BaseException:  # noqa: BLE001
+        etype = str.__str__(_TYPE_NAME.__get__(type(exc)))
+    except Exception:  # noqa: BLE001
+        etype = "Exception"
+    try:
+        text = ", ".join(str.__str__(a) for a in tuple.__iter__(_ARGS.__get__(exc)) if issubclass(type(a), str))
+    except Exception:  # noqa: BLE001
         text = ""
     return etype[:80], text[:300]
 
 
 def _timer(seconds: float) -> None:
-    signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.001))
+    """Arm the timers for a cell or a call (handlers set again: the student's code may have moved them)."""
+    seconds = max(min(seconds, END - time.monotonic()), 0.001)
+    signal.signal(signal.SIGALRM, _alarm)
+    if CPU:
+        signal.signal(signal.SIGPROF, _alarm)
+        signal.setitimer(signal.ITIMER_PROF, seconds)
+        signal.setitimer(signal.ITIMER_REAL, max(min(seconds * WALL_FACTOR, END - time.monotonic()), 0.001))
+    else:
+        signal.setitimer(signal.ITIMER_REAL, seconds)
 
 
 def _stop_timer() -> None:
     signal.setitimer(signal.ITIMER_REAL, 0)
+    if CPU:
+        signal.setitimer(signal.ITIMER_PROF, 0)
 
 
 class _Grader:
     """Stands in for ``otter.Notebook``: the grade is decided outside, so checks do nothing here."""
 
+    def __init__(self, *args, **kwargs):
+        pass
+
     def __getattr__(self, name):
         return lambda *args, **kwargs: None
 
 
-def _is_plumbing(source: str) -> bool:
-    return source.startswith("# Initialize Otter") or source.strip().startswith("grader.check(")
+def _otter_stand_in() -> None:
+    """``import otter`` gives a module whose ``Notebook`` does nothing (otter itself never loads)."""
+    otter = types.ModuleType("otter")
+    otter.Notebook = _Grader
+    sys.modules["otter"] = otter
 
 
-def run_cells(shell, cells: list[str], budget: float) -> dict:
-    errors, stopped, start = [], "", time.monotonic()
+# ---------------------------------------------------------------- the book's models, watched
+
+USED: set = set()
+
+
+def _watch(prefixes: list[str]) -> None:
+    """Wrap every function of the ``clustermath`` modules under ``prefixes`` so that a call is noted.
+
+    The exercises that want the student's own code name these modules; the
+    report says which of their functions each cell and each call used.
+    """
+    if not prefixes:
+        return
+    try:
+        import clustermath  # noqa: F401  (loads every wing)
+    except Exception:  # noqa: BLE001
+        return
+    wrapped: dict[int, object] = {}
+
+    def watched(function, label):
+        @functools.wraps(function)
+        def call(*args, **kwargs):
+            USED.add(label)
+            return function(*args, **kwargs)
+        del call.__wrapped__
+        return call
+
+    for name, module in list(sys.modules.items()):
+        if not (name == "clustermath" or name.startswith("clustermath.")) or module is None:
+            continue
+        for attr, value in list(vars(module).items()):
+            if type(value) is not types.FunctionType:
+                continue
+            home = value.__module__ or ""
+            if any(home == p or home.startswith(p + ".") for p in prefixes):
+                if id(value) not in wrapped:
+                    wrapped[id(value)] = watched(value, f"{home}.{value.__qualname__}")
+                setattr(module, attr, wrapped[id(value)])
+
+
+def _used() -> list[str]:
+    found = sorted(USED)[:50]
+    USED.clear()
+    return found
+
+
+# ---------------------------------------------------------------- cells, names, calls
+
+def run_cells(shell, cells: list, budget: float) -> dict:
+    errors, stopped, start, models = [], "", time.monotonic(), {}
     for index, source in cells:
-        left = budget - (time.monotonic() - start)
+        left = min(budget - (time.monotonic() - start), END - time.monotonic())
         if left <= 0:
             stopped = f"the notebook ran out of its {budget:g} s before cell {index}"
             break
+        result = None
         try:
             _timer(left)
             result = shell.run_cell(source, store_history=False, silent=True)
         except TimeUp:
-            result = None
             stopped = f"the notebook ran out of its {budget:g} s in cell {index}"
         finally:
             _stop_timer()
+        used = _used()
+        if used:
+            models[str(index)] = used
         error = result and (result.error_before_exec or result.error_in_exec)
         if isinstance(error, TimeUp):
             stopped = f"the notebook ran out of its {budget:g} s in cell {index}"
@@ -106,7 +197,18 @@ def run_cells(shell, cells: list[str], budget: float) -> dict:
             errors.append(f"cell {index}: {etype}: {text[:120]}")
         if stopped:
             break
-    return {"errors": errors[:50], "stopped": stopped, "seconds": round(time.monotonic() - start, 2)}
+    return {"errors": errors[:50], "stopped": stopped, "seconds": round(time.monotonic() - start, 2),
+            "models": models}
+
+
+def _end_the_cells_processes() -> None:
+    """Inside the sandbox the runner is PID 1 of its namespace: once the cells are done, end every
+    process they left (a busy one would only slow the names and calls down). Never outside a sandbox."""
+    if os.getpid() == 1 and REQUEST.get("sandboxed"):
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except OSError:
+            pass
 
 
 def main() -> int:
@@ -125,17 +227,20 @@ def main() -> int:
             continue
         source = cell.get("source", "")
         source = "".join(source) if isinstance(source, list) else str(source)
-        if source.strip() and not _is_plumbing(source):
+        if source.strip():
             cells.append((index, source))
 
     from traitlets.config import Config
     from IPython.core.interactiveshell import InteractiveShell
 
+    _otter_stand_in()
+    _watch(REQUEST.get("watch", []))
     config = Config()
     config.HistoryManager.enabled = False
     shell = InteractiveShell.instance(config=config)
     shell.user_ns["grader"] = _Grader()
     report = run_cells(shell, cells, REQUEST["notebook_seconds"])
+    _end_the_cells_processes()
     _emit(out, {"event": "cells", **report})
 
     ns = shell.user_ns
@@ -157,16 +262,16 @@ def main() -> int:
                 _stop_timer()
         _emit(out, record)
 
-    budget_end = time.monotonic() + REQUEST["calls_seconds"]
     timeouts: dict[str, int] = {}
-    for index, (name, args, kwargs) in enumerate(REQUEST["calls"]):
+    for index, (name, args, kwargs, *_) in enumerate(REQUEST["calls"]):
         record = {"event": "call", "index": index}
-        left = min(call_seconds, budget_end - time.monotonic())
+        left = min(call_seconds, END - time.monotonic())
         if timeouts.get(name, 0) >= 2 or left <= 0:
             record["timeout"] = 0  # not run: this function already timed out twice, or time is up
             _emit(out, record)
             continue
         function = ns.get(name)
+        _used()
         try:
             _timer(left)
             if not callable(function):
@@ -182,6 +287,9 @@ def main() -> int:
             record["etype"], record["error"] = _error_text(exc)
         finally:
             _stop_timer()
+        used = _used()
+        if used:
+            record["models"] = used
         _emit(out, record)
     _emit(out, {"event": "done"})
     out.close()

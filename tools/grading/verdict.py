@@ -7,11 +7,24 @@ in the sandbox for exactly those arguments (or raises what it raised, or a
 ``TookTooLong``). Nothing the notebook did to otter, ``clustermath``,
 builtins or NumPy exists in this process, so it cannot change a verdict.
 
+Each test case sees its own stubs: the n-th call a case makes with given
+arguments replays the n-th call the sandbox made with them, so a check that
+calls a function twice with one seed compares two real runs (a simulation
+that ignores its seed fails it), exactly as it would in Jupyter.
+
 Scores: a question's points are shared equally by its hidden test cases;
 public test cases (the checks students run themselves, including the "answers
 ready" shape checks) are worth nothing when the question has hidden ones.
 Messages of hidden cases are produced inside ``clustermath.feedback.concealed()``
 (no expected value) and never quote the test's source.
+
+Where the master says an exercise asks for the student's own code
+(``Plan.own_code``), a question whose function called the book's model, or
+whose cells did, fails its checks with a message that says so.
+
+This module imports only ``plain`` among its siblings; ``plan.py`` imports it
+(never the other way round), and the batch runs it in a worker process
+(``judge.py``) under a time limit.
 """
 from __future__ import annotations
 
@@ -26,6 +39,10 @@ HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import plain  # noqa: E402
 
+MAX_CELL_ERRORS = 20
+SUBMISSION_ITEMS = 2_000_000
+"""Items all the decoded values of one submission may hold together."""
+
 
 class TookTooLong(Exception):
     """A student's function did not return within its time limit in the sandbox."""
@@ -33,6 +50,14 @@ class TookTooLong(Exception):
 
 class NotEvaluated(Exception):
     """A call the sandbox was not asked for, or did not report (it stopped first)."""
+
+
+class OwnCodeRequired(Exception):
+    """The student's function called the book's own model where the exercise asks for the student's code."""
+
+    def __init__(self, models: list[str]) -> None:
+        super().__init__(_own_code_message(models))
+        self.models = models
 
 
 _EXC_TYPES: dict[str, type] = {}
@@ -45,6 +70,45 @@ def _exception(etype: str) -> type:
     if name not in _EXC_TYPES:
         _EXC_TYPES[name] = type(name, (Exception,), {})
     return _EXC_TYPES[name]
+
+
+@dataclass
+class Answers:
+    """What one sandbox reported, as parsed JSON records (every value still encoded)."""
+
+    cells: dict | None = None
+    names: dict[str, dict] = field(default_factory=dict)
+    calls: dict[int, dict] = field(default_factory=dict)
+    finished: bool = False
+    cell_questions: dict[int, str] = field(default_factory=dict)
+    """Cell index -> the question whose check cell follows it (from the notebook, read by the grader)."""
+
+
+def answers_from_lines(plan, lines: list[bytes], cell_questions: dict[int, str] | None = None) -> Answers:
+    """Parse the runner's JSON lines: the first record of each kind wins, anything malformed is skipped.
+
+    Only the records the plan asked for are kept (one per name, one per call
+    index), so the work is bounded by the plan, not by what the notebook wrote.
+    """
+    answers = Answers(cell_questions=dict(cell_questions or {}))
+    wanted = set(plan.names)
+    for line in lines:
+        try:
+            record = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if type(record) is not dict:
+            continue
+        event = record.get("event")
+        if event == "cells" and answers.cells is None:
+            answers.cells = record
+        elif event == "name" and type(record.get("name")) is str and record["name"] in wanted:
+            answers.names.setdefault(record["name"], record)
+        elif event == "call" and type(record.get("index")) is int and 0 <= record["index"] < len(plan.calls):
+            answers.calls.setdefault(record["index"], record)
+        elif event == "done":
+            answers.finished = True
+    return answers
 
 
 @dataclass
@@ -64,6 +128,8 @@ class CaseResult:
 @dataclass
 class Graded:
     cases: list[CaseResult] = field(default_factory=list)
+    borrowed: dict[str, list[str]] = field(default_factory=dict)
+    """Question -> the book's model functions its code called where the exercise asks for the student's own."""
 
     def scores(self, plan) -> dict[str, float]:
         out = {q: 0.0 for q in plan.points}
@@ -72,20 +138,41 @@ class Graded:
         return {q: round(v, 6) for q, v in out.items()}
 
 
-class _Stub:
-    """Replays one student function from the sandbox's reports."""
+def _models(record) -> list[str]:
+    """The book's model functions a record says the student's code called (strings only, capped)."""
+    found = record.get("models") if isinstance(record, dict) else None
+    if type(found) is not list:
+        return []
+    return [m[:120] for m in found[:50] if type(m) is str]
 
-    def __init__(self, name: str, results: dict[str, dict], note: str) -> None:
+
+def _forbidden(models: list[str], prefixes: list[str]) -> list[str]:
+    return sorted({m for m in models if any(m == p or m.startswith(p + ".") for p in prefixes)})
+
+
+class _Stub:
+    """Replays one student function from the sandbox's reports, the n-th call with given arguments
+    from the n-th run the sandbox made with them."""
+
+    def __init__(self, name: str, results: dict[tuple[str, int], dict], note: str, budget: plain.Budget,
+                 own_code: list[str]) -> None:
         self.__name__ = name
-        self._results, self._note = results, note
+        self._results, self._note, self._budget, self._own_code = results, note, budget, own_code
+        self._seen: dict[str, int] = {}
 
     def __call__(self, *args, **kwargs):
-        record = self._results.get(plain.call_key(self.__name__, list(args), kwargs))
+        key = plain.call_key(self.__name__, list(args), kwargs)
+        nth = self._seen.get(key, 0)
+        self._seen[key] = nth + 1
+        record = self._results.get((key, nth))
         if record is None:
             raise NotEvaluated(self._note or "this call was not evaluated")
+        borrowed = _forbidden(_models(record), self._own_code)
+        if borrowed:
+            raise OwnCodeRequired(borrowed)
         if "value" in record:
             try:
-                return plain.decode(record["value"])
+                return plain.decode(record["value"], budget=self._budget)
             except plain.Invalid:
                 return plain.Opaque("unreadable", "")
         if "timeout" in record:
@@ -93,56 +180,107 @@ class _Stub:
                 raise TookTooLong(f"no result within {record['timeout']:g} s, the time limit for one call")
             raise TookTooLong("not run: the function had already run out of time twice, "
                               "or the time for all calls was used up")
-        raise _exception(str(record.get("etype", "")))(str(record.get("error", ""))[:300])
+        raise _exception(str(record.get("etype", ""))[:80])(str(record.get("error", ""))[:300])
 
 
-def environment(plan, answers) -> dict:
-    """The names the tests read, built from what the sandbox reported."""
-    results: dict[str, dict] = {}
-    for index, (name, args, kwargs) in enumerate(plan.calls):
-        record = answers.calls.get(index)
-        if isinstance(record, dict):
-            results[json.dumps([name, args, kwargs], sort_keys=True, separators=(",", ":"))] = record
-    note = "" if answers.finished else "not evaluated: the notebook stopped before this call"
-    env = {}
+def _own_code_message(borrowed: list[str]) -> str:
+    return (f"Your code calls the book's own model ({', '.join(borrowed)}), and this exercise asks you to "
+            "write it yourself (the notebook's introduction says which exercises may use clustermath).")
+
+
+def _values(plan, answers: Answers, budget: plain.Budget) -> dict:
+    """The student's plain values by name (functions are marked, not built)."""
+    values = {}
     for name in plan.names:
         record = answers.names.get(name)
         if not isinstance(record, dict) or not record.get("defined"):
-            env[name] = None  # as otter does for a missing name
+            values[name] = None  # as otter does for a missing name
         elif record.get("callable") is True:
-            env[name] = _Stub(name, results, note)
+            values[name] = _Stub
         else:
             try:
-                env[name] = plain.decode(record.get("value"))
+                values[name] = plain.decode(record.get("value"), budget=budget)
             except plain.Invalid:
-                env[name] = plain.Opaque("unreadable", "")
-    return env
+                values[name] = plain.Opaque("unreadable", "")
+    return values
 
 
-def _cases(plan):
+def _results(plan, answers: Answers) -> dict[tuple[str, int], dict]:
+    results: dict[tuple[str, int], dict] = {}
+    for index, call in enumerate(plan.calls):
+        record = answers.calls.get(index)
+        if isinstance(record, dict):
+            name, args, kwargs = call[:3]
+            nth = call[3] if len(call) > 3 else 0
+            results[(json.dumps([name, args, kwargs], sort_keys=True, separators=(",", ":")), nth)] = record
+    return results
+
+
+def borrowed_in_cells(plan, answers: Answers) -> dict[str, list[str]]:
+    """Question -> model functions its cells called where the master asks for the student's own code."""
+    cells = answers.cells if isinstance(answers.cells, dict) else {}
+    used = cells.get("models")
+    found: dict[str, set[str]] = {}
+    if type(used) is not dict:
+        return {}
+    for index, models in list(used.items())[:500]:
+        try:
+            question = answers.cell_questions.get(int(index))
+        except (TypeError, ValueError):
+            continue
+        prefixes = (getattr(plan, "own_code", None) or {}).get(question or "", [])
+        bad = _forbidden(_models({"models": models}), prefixes)
+        if bad:
+            found.setdefault(question, set()).update(bad)
+    return {q: sorted(v) for q, v in found.items()}
+
+
+def test_files(tests: dict) -> dict:
+    """Question -> otter ``ExceptionTestFile`` (compiles the trusted test sources)."""
+    from otter.test_files.exception_test import ExceptionTestFile
+
+    return {q: ExceptionTestFile.from_string(src, path=f"{q}.py") for q, src in tests.items()}
+
+
+def case_params(case) -> list[str]:
+    """The names of the student's notebook one test case reads (its function's parameters)."""
+    return case.body._get_func_params()
+
+
+def compiled(plan):
     """(question, otter test file) pairs, compiled once per plan."""
     cached = getattr(plan, "_compiled", None)
     if cached is None:
-        from plan import test_files
-
         cached = sorted(test_files(plan.tests).items())
         object.__setattr__(plan, "_compiled", cached)
     return cached
 
 
-def grade(plan, answers) -> Graded:
+def grade(plan, answers: Answers, *, budget: plain.Budget | None = None) -> Graded:
     """Run every test case of the plan on the reported answers."""
     from clustermath import feedback as fb
 
-    env = environment(plan, answers)
-    graded = Graded()
-    for question, tf in _cases(plan):
+    budget = budget or plain.Budget(SUBMISSION_ITEMS)
+    values = _values(plan, answers, budget)
+    results = _results(plan, answers)
+    note = "" if answers.finished else "not evaluated: the notebook stopped before this call"
+    own_code = getattr(plan, "own_code", None) or {}
+    in_cells = borrowed_in_cells(plan, answers)
+    graded = Graded(borrowed={q: list(v) for q, v in in_cells.items()})
+    for question, tf in compiled(plan):
         hidden = [c for c in tf.test_cases if c.hidden]
         weighted = hidden or list(tf.test_cases)
         share = float(plan.points.get(question, 0.0)) / len(weighted) if weighted else 0.0
         for case in tf.test_cases:
             points = share if case in weighted else 0.0
-            kwargs = {p: env.get(p) for p in case.body._get_func_params()}
+            if question in in_cells:  # the answers of this question came from the book's model
+                graded.cases.append(CaseResult(question, case.name, case.hidden, points, False,
+                                               _own_code_message(in_cells[question])))
+                continue
+            kwargs = {}
+            for p in case_params(case):  # fresh stubs per case: the n-th call replays the n-th run
+                value = values.get(p)
+                kwargs[p] = _Stub(p, results, note, budget, own_code.get(question, [])) if value is _Stub else value
             try:
                 if case.hidden:
                     with fb.concealed():
@@ -151,6 +289,10 @@ def grade(plan, answers) -> Graded:
                     case.body.test_func(**kwargs)
             except fb.WrongAnswer as exc:
                 graded.cases.append(CaseResult(question, case.name, case.hidden, points, False, str(exc)))
+            except OwnCodeRequired as exc:
+                graded.borrowed[question] = sorted(set(graded.borrowed.get(question, [])) | set(exc.models))
+                graded.cases.append(CaseResult(question, case.name, case.hidden, points, False,
+                                               str(exc)))
             except Exception as exc:  # noqa: BLE001
                 if case.hidden:
                     message = ("A hidden check did not pass, in a way the test cannot name "
@@ -163,14 +305,12 @@ def grade(plan, answers) -> Graded:
     return graded
 
 
-def answers_from_namespace(plan, namespace: dict):
+def answers_from_namespace(plan, namespace: dict) -> Answers:
     """What a sandbox would report for a notebook whose namespace is ``namespace`` (run in this process).
 
     For the grader's own tests and the plan's self-check only: it calls the
     namespace's functions here, without any isolation.
     """
-    from sandbox import Answers
-
     answers = Answers(cells={"event": "cells", "errors": [], "stopped": "", "seconds": 0.0}, finished=True)
     for name in plan.names:
         value = namespace.get(name)
@@ -178,7 +318,7 @@ def answers_from_namespace(plan, namespace: dict):
         if name in namespace and not callable(value):
             record["value"] = plain.encode(value)
         answers.names[name] = record
-    for index, (name, args, kwargs) in enumerate(plan.calls):
+    for index, (name, args, kwargs, *_) in enumerate(plan.calls):
         try:
             value = namespace[name](*plain.decode(args), **plain.decode(kwargs))
             answers.calls[index] = {"event": "call", "index": index, "value": plain.encode(value)}
@@ -188,10 +328,8 @@ def answers_from_namespace(plan, namespace: dict):
     return answers
 
 
-def answers_from_master(plan):
+def answers_from_master(plan) -> Answers:
     """The master's own answers, as a finished sandbox run would report them."""
-    from sandbox import Answers
-
     return Answers(cells={"event": "cells", "errors": [], "stopped": "", "seconds": 0.0},
                    names=dict(plan.master_answers["names"]),
                    calls={int(k): v for k, v in plan.master_answers["calls"].items()},

@@ -1,0 +1,170 @@
+"""Decode a sandbox's report and run the verdict in a worker process, under a time limit.
+
+Everything the grader does with a submission's data happens here, away from
+the batch: parsing the JSON lines, decoding the values (``plain.decode``,
+with per-value and per-submission item caps and a deadline) and running the
+tests on them (``verdict.grade``). The batch process only waits, at most
+``seconds``; a worker that does not answer in time is killed (and a new one
+started for the next submission), so a forged answer costs the grader at
+most that much, never the batch.
+
+Protocol (``multiprocessing.connection`` over the worker's stdin/stdout):
+the batch may first send ``("plans", {plan_key: plan_json})`` (no answer: the
+worker compiles them while the first sandboxes run), then, per submission,
+``("judge", plan_key, plan_json | None, lines, cell_questions, seconds)``;
+the worker answers ``{"cases": [...], "cells": {...}, "borrowed": {...},
+"cpu": s}`` or ``{"error": "..."}``. Plans travel once per worker.
+
+Run as ``python judge.py`` (the batch does that); the module also offers
+``Judge``, the batch's side.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import pathlib
+import pickle
+import subprocess
+import sys
+import threading
+import time
+from multiprocessing.connection import Connection
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+MAX_ERRORS = 20
+
+
+def _cells_summary(cells) -> dict:
+    """The parts of the cells record the report uses, as short strings."""
+    cells = cells if isinstance(cells, dict) else {}
+    errors = cells.get("errors")
+    errors = [str(e)[:200] for e in errors[:MAX_ERRORS] if type(e) is str] if type(errors) is list else []
+    stopped = cells.get("stopped")
+    return {"errors": errors, "stopped": stopped[:200] if type(stopped) is str else ""}
+
+
+def serve() -> int:
+    """The worker: answer requests until the batch closes the pipe."""
+    out_fd = os.dup(1)
+    os.dup2(2, 1)  # anything printed by a test goes to stderr, never into the protocol
+    incoming, outgoing = Connection(0, writable=False), Connection(out_fd, readable=False)
+    import plain
+    import verdict
+    from plan import Plan
+
+    plans: dict[str, Plan] = {}
+    while True:
+        try:
+            message = incoming.recv()
+        except EOFError:
+            return 0
+        if message[0] == "plans":  # warm-up, no answer: read and compile every plan of the batch
+            for key, plan_json in message[1].items():
+                plans[key] = Plan.from_json(plan_json)
+                verdict.compiled(plans[key])
+            continue
+        key, plan_json, lines, cell_questions, seconds = message[1:]
+        start, cpu = time.monotonic(), time.process_time()
+        try:
+            if plan_json is not None:
+                plans[key] = Plan.from_json(plan_json)
+            plan = plans[key]
+            answers = verdict.answers_from_lines(plan, lines, cell_questions)
+            budget = plain.Budget(verdict.SUBMISSION_ITEMS, deadline=start + seconds)
+            graded = verdict.grade(plan, answers, budget=budget)
+            reply = {"cases": [(c.question, c.name, c.hidden, c.points, c.passed, c.message)
+                               for c in graded.cases],
+                     "cells": _cells_summary(answers.cells) if answers.cells is not None else None,
+                     "finished": answers.finished, "borrowed": graded.borrowed}
+        except Exception as exc:  # noqa: BLE001  (reported, the worker lives on)
+            reply = {"error": f"{type(exc).__name__}: {str(exc)[:200]}"}
+        reply["cpu"] = round(time.process_time() - cpu, 3)
+        outgoing.send(reply)
+
+
+def _key(plan) -> tuple[str, str]:
+    plan_json = plan.to_json()
+    return hashlib.sha256(plan_json.encode()).hexdigest(), plan_json
+
+
+class JudgeTimeout(Exception):
+    """The verdict did not come within its time limit; the worker was killed."""
+
+
+class Judge:
+    """The batch's side: one worker process, started on first use, replaced after a timeout."""
+
+    def __init__(self) -> None:
+        self._proc: subprocess.Popen | None = None
+        self._send: Connection | None = None
+        self._recv: Connection | None = None
+        self._known: set[str] = set()
+        self._fresh = False
+        self._lock = threading.Lock()
+
+    def _start(self) -> None:
+        env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", PYTHONDONTWRITEBYTECODE="1")
+        self._proc = subprocess.Popen([sys.executable, "-B", str(HERE / "judge.py")], stdin=subprocess.PIPE,
+                                      stdout=subprocess.PIPE, env=env, close_fds=True)
+        self._send = Connection(os.dup(self._proc.stdin.fileno()), readable=False)
+        self._recv = Connection(os.dup(self._proc.stdout.fileno()), writable=False)
+        self._proc.stdin.close()
+        self._proc.stdout.close()
+        self._known = set()
+
+    def warm(self, plans) -> None:
+        """Start the worker now and have it compile ``plans`` while the batch's first sandboxes run."""
+        with self._lock:
+            if self._proc is None or self._proc.poll() is not None:
+                self.close()
+                self._start()
+            batch = {}
+            for plan in plans:
+                key, plan_json = _key(plan)
+                if key not in self._known:
+                    batch[key] = plan_json
+            self._send.send(("plans", batch))
+            self._known |= set(batch)
+            self._fresh = True
+
+    def judge(self, plan, lines: list[bytes], cell_questions: dict[int, str], seconds: float) -> dict:
+        """The verdict for one submission, or ``JudgeTimeout`` after ``seconds`` (plus start-up)."""
+        with self._lock:
+            allowance = 0.0
+            if self._proc is None or self._proc.poll() is not None:
+                self.close()
+                self._start()
+                self._fresh = True
+            if self._fresh:  # the first request waits for the worker's imports too
+                allowance, self._fresh = 30.0, False
+            key, plan_json = _key(plan)
+            self._send.send(("judge", key, None if key in self._known else plan_json, lines, cell_questions,
+                             seconds))
+            self._known.add(key)
+            if not self._recv.poll(seconds + allowance):
+                self.close()
+                raise JudgeTimeout(f"no verdict within {seconds:g} s")
+            try:
+                return self._recv.recv()
+            except (EOFError, OSError, pickle.UnpicklingError) as exc:
+                self.close()
+                raise JudgeTimeout(f"the verdict worker ended ({type(exc).__name__})") from None
+
+    def close(self) -> None:
+        for conn in (self._send, self._recv):
+            if conn is not None:
+                try:
+                    conn.close()
+                except OSError:
+                    pass
+        self._send = self._recv = None
+        if self._proc is not None:
+            self._proc.kill()
+            self._proc.wait()
+            self._proc = None
+
+
+if __name__ == "__main__":
+    sys.exit(serve())
