@@ -128,15 +128,18 @@ lab-check: $(STAMP) $(LAB_STAMP)
 #   make exercises-check              CI: exercises/ up to date, solutions full marks, blank copies
 #                                     zero, planted mistakes named, the sandboxed grader beats the
 #                                     attack folder (tools/grading/attacks.py)
-#   make grade SUBMISSIONS=<folder>   grade every file under <folder>, each in a bubblewrap sandbox:
-#                                     $(GRADE_OUT)/grades-<assignment>.csv, files.csv, feedback/
+#   make grade SUBMISSIONS=<folder>   grade every file under <folder>, each in a bubblewrap sandbox
+#                                     with a cgroup of its own: $(GRADE_OUT)/grades-<assignment>.csv,
+#                                     files.csv, feedback/
+#        [TIMEOUT=60] the cells  [CALL_TIMEOUT=10] one call  [TOTAL_TIMEOUT=120] all of one submission
 #        [RESUME=1] continue a batch in GRADE_OUT   [OVERWRITE=1] replace it
 #        [NO_SANDBOX=1] grade without bubblewrap (unsafe: notebooks run with your permissions)
 .PHONY: exercises exercises-check grade
 SUBMISSIONS  ?=
 GRADE_OUT    ?= grading-output
-TIMEOUT      ?= 300
+TIMEOUT      ?= 60
 CALL_TIMEOUT ?= 10
+TOTAL_TIMEOUT ?= 120
 JOBS         ?= 2
 GRADE_FLAGS  := $(if $(RESUME),--resume,) $(if $(OVERWRITE),--overwrite,) $(if $(NO_SANDBOX),--no-sandbox,)
 
@@ -148,8 +151,8 @@ exercises-check: $(STAMP)
 	EXERCISE_GRADING_TESTS=1 $(BIN)/python -m pytest -q -rs tests/test_exercises_grading.py tests/test_grading_sandbox.py -p no:cacheprovider
 
 grade: $(STAMP)
-	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=<folder> [GRADE_OUT=grading-output] [TIMEOUT=300] [CALL_TIMEOUT=10] [JOBS=2] [RESUME=1|OVERWRITE=1] [NO_SANDBOX=1]"; exit 2; }
-	$(BIN)/python tools/grade.py "$(SUBMISSIONS)" --out "$(GRADE_OUT)" --timeout $(TIMEOUT) --call-timeout $(CALL_TIMEOUT) --jobs $(JOBS) $(GRADE_FLAGS)
+	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=<folder> [GRADE_OUT=grading-output] [TIMEOUT=60] [CALL_TIMEOUT=10] [TOTAL_TIMEOUT=120] [JOBS=2] [RESUME=1|OVERWRITE=1] [NO_SANDBOX=1]"; exit 2; }
+	$(BIN)/python tools/grade.py "$(SUBMISSIONS)" --out "$(GRADE_OUT)" --timeout $(TIMEOUT) --call-timeout $(CALL_TIMEOUT) --total-timeout $(TOTAL_TIMEOUT) --jobs $(JOBS) $(GRADE_FLAGS)
 
 clean:
 	rm -rf _build

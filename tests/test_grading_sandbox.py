@@ -308,10 +308,10 @@ def test_a_broken_sandbox_names_the_fixes(tmp_path):
     """Issue 19: with a bwrap that cannot make a namespace, make grade stops at once, quotes bubblewrap and
     names the fix for each usual cause; it never tells someone who has bubblewrap to install it."""
     (tmp_path / "in").mkdir()
-    done = subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), str(tmp_path / "in"), "--out",
-                           str(tmp_path / "out")], capture_output=True, text=True, env=_fake_bwrap(tmp_path),
-                          timeout=120)
-    assert done.returncode == 2, done.stderr
+    done = subprocess.run(["make", "-s", "-C", str(ROOT), "grade", f"SUBMISSIONS={tmp_path / 'in'}",
+                           f"GRADE_OUT={tmp_path / 'out'}"], capture_output=True, text=True,
+                          env=_fake_bwrap(tmp_path), timeout=120)
+    assert done.returncode != 0 and "error: bubblewrap is installed" in done.stderr, done.stderr
     err = done.stderr
     assert "bwrap: setting up uid map: Permission denied" in err
     assert "kernel.apparmor_restrict_unprivileged_userns=0" in err and "bwrap-userns-restrict" in err
@@ -609,9 +609,9 @@ def test_no_process_cgroup_or_temporary_file_survives(attacked):
         if not _sandbox_processes():
             break
         time.sleep(0.2)
-    assert _sandbox_processes() == []
-    assert _sandbox_groups() == []
-    assert _temp_files(attacked["temp"]) == set()
+    assert _sandbox_processes() == [], _sandbox_processes()
+    assert _sandbox_groups() == [], _sandbox_groups()
+    assert _temp_files(attacked["temp"]) == set(), _temp_files(attacked["temp"])
 
 
 @SLOW
@@ -675,6 +675,28 @@ def test_without_a_cgroup_limits_are_cpu_time_with_the_clock_as_backstop(attacke
     assert outcomes["honest.ipynb"].total == 6
     assert outcomes["slow.ipynb"].scores["q9"] < 1 and "q9" in outcomes["slow.ipynb"].note
     assert "isolation between submissions is weaker" in grade.isolation_warning(confine.detect())
+    # a runner stuck in a cell that ignores its alarm, with detached children: killed from outside,
+    # nothing of it survives (bubblewrap's parent-death signal alone did not reach it)
+    stuck = ("import os, signal, subprocess, time\nsignal.signal(signal.SIGALRM, signal.SIG_IGN)\n"
+             f"for _ in range(3):\n    subprocess.Popen(['setsid', 'sleep', '300', '{attacks.MARKER}'])\n"
+             "while True:\n    time.sleep(1)\n")
+    import clustermath
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(stuck)])
+    run = sandbox.run(nbformat.writes(nb).encode(), "stuck.ipynb", ["x"], [],
+                      sandbox.Limits(notebook_seconds=1, call_seconds=1, total_seconds=2),
+                      pathlib.Path(clustermath.__file__).parent, cgroups=confine.detect())
+    assert run.problem == "timeout" and not run.confined
+    for _ in range(50):
+        if not _sandbox_processes():
+            break
+        time.sleep(0.2)
+    assert _sandbox_processes() == []
+
+
+def test_every_sandbox_gets_a_uid_of_its_own():
+    uids = {sandbox.fresh_uid() for _ in range(1000)}
+    assert len(uids) > 990 and all(sandbox.SLOT_UID <= u < sandbox.SLOT_UID + (1 << 28) < 2 ** 32 - 1 for u in uids)
 
 
 # ---------------------------------------------------------------- a checkout under /tmp

@@ -75,7 +75,6 @@ import stat
 import sys
 import threading
 import time
-import unicodedata
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field, fields
 
@@ -612,7 +611,7 @@ def write_feedback(o: Outcome, out: pathlib.Path) -> None:
         lines.append("This file could not be graded and scores zero. " + (o.note or ""))
     text = "\n".join(lines).rstrip() + "\n"
     tmp = folder / f".{name}.tmp"
-    tmp.write_text(unicodedata.normalize("NFC", text), encoding="utf-8", errors="backslashreplace")
+    tmp.write_text(text, encoding="utf-8", errors="backslashreplace")
     tmp.replace(folder / name)
 
 
@@ -733,6 +732,8 @@ def grade_folder(submissions: pathlib.Path, out: pathlib.Path, *, timeout: float
                     print(f"{o.file}  {o.status}  {_num(o.total)} / {possible}  ({o.seconds:.1f} s)", flush=True)
     finally:
         batch.workers.close()
+        for group in confine.sweep_own():
+            print(f"warning: the sandbox group {group} could not be removed", file=sys.stderr)
     ordered = [outcomes[e.shown] for e in entries]
     write_reports(ordered, graders, out)
     if warning and not quiet:

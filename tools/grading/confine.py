@@ -195,7 +195,7 @@ class Box:
                     pass
         killed: set[int] = set()
         for group in self.groups:
-            for _ in range(200):
+            for _ in range(1000):  # at most about 10 s: a task the OOM killer chose may take a while
                 try:
                     pids = [int(p) for p in (group / "cgroup.procs").read_text().split()]
                 except OSError:
@@ -214,7 +214,7 @@ class Box:
                 break
             time.sleep(0.01)
         for group in reversed(self.groups):
-            for _ in range(250):
+            for _ in range(500):
                 try:
                     group.rmdir()
                     break
@@ -222,6 +222,23 @@ class Box:
                     if exc.errno != errno.EBUSY:
                         break
                     time.sleep(0.02)  # the last tasks are still exiting
+            else:
+                _LEFT.append(group)  # tried again by ``sweep_own``
+
+
+_LEFT: list[pathlib.Path] = []
+
+
+def sweep_own() -> list[str]:
+    """Remove this grader's groups that were still busy when their sandbox ended; return any that stay."""
+    left = []
+    while _LEFT:
+        group = _LEFT.pop()
+        Box([group], None).close()
+        if group.exists():
+            left.append(str(group))
+    _LEFT.extend(pathlib.Path(g) for g in left)
+    return left
 
 
 _DETECTED: dict[str, Cgroups] = {}
@@ -305,7 +322,9 @@ def _v2(own: pathlib.Path) -> V2:
 
 
 def _sweep(parents: list[pathlib.Path]) -> None:
-    """Remove empty sandbox groups a crashed grader left behind (their grader's pid is gone)."""
+    """End the sandbox groups a grader that was killed left behind (their grader's pid is gone): kill
+    what still runs in them and remove them."""
+    stale: dict[str, list[pathlib.Path]] = {}
     for parent in parents:
         for group in parent.glob(f"{PREFIX}*-*"):
             try:
@@ -313,7 +332,6 @@ def _sweep(parents: list[pathlib.Path]) -> None:
             except ValueError:
                 continue
             if pid != os.getpid() and not pathlib.Path(f"/proc/{pid}").exists():
-                try:
-                    group.rmdir()
-                except OSError:
-                    pass
+                stale.setdefault(group.name, []).append(group)
+    for groups in stale.values():
+        Box(groups, None).close()

@@ -29,7 +29,8 @@ its code must not call); the plan carries that rule to the sandbox (which
 watches those modules) and to the verdict.
 
 Plans are cached per master (keyed by the master's content, otter's version,
-the ``clustermath`` sources and this module's ``PLAN_VERSION``).
+the ``clustermath`` sources, this module's ``PLAN_VERSION`` and the sources of
+the modules that record and replay calls).
 
 Imports: this module uses ``verdict`` (to compile the tests and check the
 replay); ``verdict`` never imports this one.
@@ -213,6 +214,8 @@ def _digest(master: pathlib.Path) -> str:
     h = hashlib.sha256()
     h.update(f"{PLAN_VERSION} {otter.__version__}".encode())
     h.update(master.read_bytes())
+    for name in ("plan.py", "verdict.py", "plain.py"):  # how calls are recorded and keyed
+        h.update((HERE / name).read_bytes())
     for path in sorted(pathlib.Path(clustermath.__file__).parent.rglob("*.py")):
         h.update(path.read_bytes())
     return h.hexdigest()[:16]

@@ -211,7 +211,20 @@ def _end_the_cells_processes() -> None:
             pass
 
 
+def _die_with_the_sandbox() -> None:
+    """Ask the kernel to kill this process when its parent (bubblewrap) dies: the one bubblewrap set
+    was cleared when ``setpriv`` changed the uid."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    except Exception:  # noqa: BLE001
+        pass
+
+
 def main() -> int:
+    if REQUEST.get("sandboxed"):
+        _die_with_the_sandbox()
     _limits()
     out = os.fdopen(os.dup(1), "w")
     devnull = os.open(os.devnull, os.O_RDWR)

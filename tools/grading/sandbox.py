@@ -114,49 +114,56 @@ def _sysctl(name: str) -> str | None:
         return None
 
 
-def _in_container() -> bool:
-    if os.path.exists("/.dockerenv") or os.path.exists("/run/.containerenv"):
-        return True
+def _container_sign() -> str:
+    for path in ("/.dockerenv", "/run/.containerenv"):
+        if os.path.exists(path):
+            return f"{path} exists"
     try:
-        return any(word in pathlib.Path("/proc/1/cgroup").read_text() for word in ("docker", "kubepods", "lxc"))
+        text = pathlib.Path("/proc/1/cgroup").read_text()
     except OSError:
-        return False
+        return ""
+    return next((f"/proc/1/cgroup mentions {word}" for word in ("docker", "kubepods", "lxc") if word in text), "")
 
 
 def sandbox_fixes(message: str = "") -> str:
     """What to do when bubblewrap is installed but cannot make a sandbox: the usual causes, each with its
-    fix, the cause this machine shows marked first."""
+    fix; the causes this machine shows signs of come first, with the sign."""
     restrict = _sysctl("kernel.apparmor_restrict_unprivileged_userns")
     clone = _sysctl("kernel.unprivileged_userns_clone")
     most = _sysctl("user.max_user_namespaces")
+    apparmor = [f"kernel.apparmor_restrict_unprivileged_userns = {restrict}"] if restrict == "1" else []
+    if "setting up uid map" in message or "RTM_NEWADDR" in message:
+        apparmor.append("bwrap's message is the one this restriction gives")
+    switched_off = [f"{name} = 0" for name, value in (("kernel.unprivileged_userns_clone", clone),
+                                                      ("user.max_user_namespaces", most)) if value == "0"]
+    if "No permissions to creat" in message:
+        switched_off.append("bwrap's message is the one this setting gives")
+    container = [sign] if (sign := _container_sign()) else []
     causes = [
-        ("apparmor", restrict == "1",
+        (apparmor,
          "Ubuntu 23.10 and later (24.04 too, and GitHub's ubuntu-latest runners) let only programs with an "
-         "AppArmor profile create user namespaces (kernel.apparmor_restrict_unprivileged_userns = "
-         f"{restrict if restrict is not None else 'not set here'}). Either load Ubuntu's profile for bwrap:\n"
+         "AppArmor profile create user namespaces (kernel.apparmor_restrict_unprivileged_userns = 1). "
+         "Load Ubuntu's profile for bwrap:\n"
          "      sudo apt-get install apparmor-profiles\n"
          "      sudo install -m 0644 /usr/share/apparmor/extra-profiles/bwrap-userns-restrict /etc/apparmor.d/\n"
          "      sudo apparmor_parser -r /etc/apparmor.d/bwrap-userns-restrict\n"
          "    or lift the restriction for every program (simpler, weaker):\n"
          "      sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0"),
-        ("disabled", clone == "0" or most == "0",
-         "unprivileged user namespaces are switched off (kernel.unprivileged_userns_clone = "
-         f"{clone if clone is not None else 'not set here'}, user.max_user_namespaces = "
-         f"{most if most is not None else 'not set here'}). Switch them on:\n"
-         "      sudo sysctl -w kernel.unprivileged_userns_clone=1    (Debian and Ubuntu kernels)\n"
-         "      sudo sysctl -w user.max_user_namespaces=15000        (where it is 0: RHEL, some hardened hosts)"),
-        ("container", _in_container(),
-         "inside a container (Docker, Podman, Kubernetes) the runtime's own seccomp and AppArmor profiles "
+        (switched_off,
+         "unprivileged user namespaces are switched off. Switch them on:\n"
+         "      sudo sysctl -w kernel.unprivileged_userns_clone=1    (Debian and Ubuntu kernels that have it)\n"
+         "      sudo sysctl -w user.max_user_namespaces=15000        (where it is 0: RHEL, hardened hosts)"),
+        (container,
+         "inside a container (Docker, Podman, Kubernetes) the runtime's seccomp and AppArmor profiles "
          "forbid new namespaces. Grade on the host, or start the container with\n"
          "      --security-opt seccomp=unconfined --security-opt apparmor=unconfined\n"
-         "    (or --privileged), and grade as root inside it"),
+         "    (or --privileged) and grade as root inside it"),
     ]
-    causes.sort(key=lambda c: not c[1])
-    lines = ["Common causes, and their fixes (the first is what this machine shows):"
-             if any(c[1] for c in causes) else "Common causes, and their fixes:"]
-    for _, here, text in causes:
-        lines.append(f"  - {'THIS MACHINE: ' if here else ''}{text}")
-    lines.append("Check with: bwrap --unshare-all --ro-bind / / true   (no output means it works)")
+    causes.sort(key=lambda c: not c[0])
+    lines = ["Common causes, and their fixes (those this machine shows signs of first):"]
+    for signs, text in causes:
+        lines.append(f"  - {text}" + (f"\n    Seen here: {'; '.join(signs)}." if signs else ""))
+    lines.append("Check the fix with: bwrap --unshare-all --ro-bind / / true   (silence means it works)")
     return "\n".join(lines)
 
 
@@ -393,6 +400,31 @@ def run(notebook: bytes, notebook_name: str, names: list[str], calls: list, limi
     return result
 
 
+def _children(pid: int) -> list[int]:
+    found = []
+    for task in pathlib.Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            found += [int(p) for p in (task / "children").read_text().split()]
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+def _end(bwrap: int) -> None:
+    """Kill the sandbox's first process (PID 1 of its namespace: the kernel then kills every process of
+    the namespace), then bubblewrap and its process group. Killing bubblewrap alone is not enough: the
+    runner's parent-death signal does not survive its change of uid, nor a notebook that clears it."""
+    for pid in _children(bwrap):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    try:
+        os.killpg(bwrap, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
 def _collect(cmd, env, cwd, pass_fds, limits: Limits, timing: Timing, *, max_lines: int, start: float,
              end: float) -> Run:
     """Read the runner's lines until it is done, a budget is spent, or it writes more than allowed.
@@ -454,10 +486,7 @@ def _collect(cmd, env, cwd, pass_fds, limits: Limits, timing: Timing, *, max_lin
                 break
     finally:
         selector.close()
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+        _end(proc.pid)
         proc.kill()
         proc.wait()
         proc.stdout.close()

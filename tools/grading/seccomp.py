@@ -6,7 +6,7 @@ later notebook running under the same uid, in the same batch or a later one,
 could read them back. No exercise needs the keyring, so the sandbox refuses
 those three calls with ``EPERM``.
 
-The filter is a classic BPF program of eleven instructions, written here by
+The filter is a classic BPF program of ten instructions, written here by
 hand rather than with libseccomp's bindings: the bindings on PyPI
 (``pyseccomp``) have not been released since 2021, Debian's
 ``python3-seccomp`` is built for the system's Python and not the grader's

@@ -93,9 +93,11 @@ def answers_from_lines(plan, lines: list[bytes], cell_questions: dict[int, str] 
     answers = Answers(cell_questions=dict(cell_questions or {}))
     wanted = set(plan.names)
     for line in lines:
+        if line.count(b",") + line.count(b"[") + line.count(b"{") > 4 * plain.MAX_ITEMS:
+            continue  # more items than one value may hold: never parsed (a flood of [] would fill memory)
         try:
             record = json.loads(line)
-        except (ValueError, RecursionError):
+        except (ValueError, RecursionError, MemoryError):
             continue
         if type(record) is not dict:
             continue
