@@ -336,31 +336,43 @@ def inspect(entry: Entry, graders: dict[str, plans_mod.Plan]) -> Inspected:
 
 
 class Workers:
-    """The batch's verdict workers (``grading/judge.py``), one per job, each used by one thread at a time."""
+    """The batch's verdict workers (``grading/judge.py``): one started at once, another (up to one per
+    job) only when a verdict keeps every worker busy for a second (a verdict takes about 0.1 s and a
+    sandbox about a second, so one worker usually serves every job)."""
 
-    def __init__(self, jobs: int = 0, plans=()) -> None:
+    def __init__(self, jobs: int = 1) -> None:
         self._idle: "queue.Queue[judges.Judge]" = queue.Queue()
-        for _ in range(jobs):  # started and warmed at once: their imports overlap the first sandboxes
-            worker = judges.Judge()
-            worker.warm(plans)
-            self._idle.put(worker)
+        self._all: list[judges.Judge] = [judges.Judge()]
+        self._all[0].start()  # its imports overlap the reading of the plans
+        self._idle.put(self._all[0])
+        self._jobs, self._plans, self._lock = max(1, jobs), (), threading.Lock()
+
+    def warm(self, plans) -> None:
+        self._plans = tuple(plans)
+        for worker in self._all:
+            worker.warm(self._plans)
 
     def judge(self, plan, lines, cells, seconds) -> dict:
         try:
-            worker = self._idle.get_nowait()
-        except queue.Empty:
-            worker = judges.Judge()
+            worker = self._idle.get(timeout=1.0)  # the usual wait for the other job's verdict: 0.1 s
+        except queue.Empty:  # a verdict that takes long (a forged answer): another worker for the rest
+            with self._lock:
+                if len(self._all) < self._jobs:
+                    worker = judges.Judge()
+                    worker.warm(self._plans)
+                    self._all.append(worker)
+                else:
+                    worker = None
+            if worker is None:
+                worker = self._idle.get()
         try:
             return worker.judge(plan, lines, cells, seconds)
         finally:
             self._idle.put(worker)
 
     def close(self) -> None:
-        while True:
-            try:
-                self._idle.get_nowait().close()
-            except queue.Empty:
-                return
+        for worker in self._all:
+            worker.close()
 
 
 @dataclass
@@ -688,9 +700,15 @@ def grade_folder(submissions: pathlib.Path, out: pathlib.Path, *, timeout: float
                          "grade anyway.")
     submissions, out = submissions.resolve(), out.resolve()
     prepare_out(out, resume=resume, overwrite=overwrite)
-    graders = plans_mod.plans(cache, solutions)
-    if not graders:
-        raise ValueError(f"solutions must hold at least one master notebook, found none in {solutions}")
+    workers = Workers(jobs)
+    try:
+        graders = plans_mod.plans(cache, solutions)
+        if not graders:
+            raise ValueError(f"solutions must hold at least one master notebook, found none in {solutions}")
+    except BaseException:
+        workers.close()
+        raise
+    workers.warm(graders.values())
     jobs = max(1, jobs)
     cpus = min(1.0, (os.cpu_count() or 1) / jobs)
     limits = limits or sandbox.Limits(notebook_seconds=timeout, call_seconds=call_timeout,
@@ -700,7 +718,7 @@ def grade_folder(submissions: pathlib.Path, out: pathlib.Path, *, timeout: float
     if warning and not quiet:
         print(warning, file=sys.stderr, flush=True)
     batch = Batch(graders, limits, pathlib.Path(clustermath.__file__).resolve().parent, use_sandbox,
-                  cgroups, Workers(jobs, graders.values()), out)
+                  cgroups, workers, out)
     journal = Journal(out / "results.jsonl")
     done = journal.load() if resume else {}
     entries = collect(submissions, exclude=out if out.is_relative_to(submissions) else None)

@@ -209,8 +209,8 @@ class Box:
                     except (ProcessLookupError, PermissionError):
                         pass
                 time.sleep(0.01)
-        for _ in range(200):  # until the last of them is reaped, not just out of the group
-            if not any(os.path.exists(f"/proc/{pid}") for pid in killed):
+        for _ in range(200):  # until the last of them has ended (a zombie holds nothing but its pid)
+            if not any(_running(pid) for pid in killed):
                 break
             time.sleep(0.01)
         for group in reversed(self.groups):
@@ -227,6 +227,14 @@ class Box:
 
 
 _LEFT: list[pathlib.Path] = []
+
+
+def _running(pid: int) -> bool:
+    try:
+        stat = pathlib.Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[:1] != ["Z"]
 
 
 def sweep_own() -> list[str]:

@@ -50,11 +50,16 @@ def serve() -> int:
     out_fd = os.dup(1)
     os.dup2(2, 1)  # anything printed by a test goes to stderr, never into the protocol
     incoming, outgoing = Connection(0, writable=False), Connection(out_fd, readable=False)
+    import json
+    import types
+
     import plain
     import verdict
-    from plan import Plan
 
-    plans: dict[str, Plan] = {}
+    def read(plan_json: str):  # the plan's fields, without importing plan.py (and its nbformat) here
+        return types.SimpleNamespace(**json.loads(plan_json))
+
+    plans: dict[str, types.SimpleNamespace] = {}
     while True:
         try:
             message = incoming.recv()
@@ -62,14 +67,14 @@ def serve() -> int:
             return 0
         if message[0] == "plans":  # warm-up, no answer: read and compile every plan of the batch
             for key, plan_json in message[1].items():
-                plans[key] = Plan.from_json(plan_json)
+                plans[key] = read(plan_json)
                 verdict.compiled(plans[key])
             continue
         key, plan_json, lines, cell_questions, seconds = message[1:]
         start, cpu = time.monotonic(), time.process_time()
         try:
             if plan_json is not None:
-                plans[key] = Plan.from_json(plan_json)
+                plans[key] = read(plan_json)
             plan = plans[key]
             answers = verdict.answers_from_lines(plan, lines, cell_questions)
             budget = plain.Budget(verdict.SUBMISSION_ITEMS, deadline=start + seconds)
@@ -85,8 +90,13 @@ def serve() -> int:
 
 
 def _key(plan) -> tuple[str, str]:
-    plan_json = plan.to_json()
-    return hashlib.sha256(plan_json.encode()).hexdigest(), plan_json
+    """The plan's JSON and a hash of it, made once per plan (a plan holds the master's answers: MBs)."""
+    cached = getattr(plan, "_judge_key", None)
+    if cached is None:
+        plan_json = plan.to_json()
+        cached = (hashlib.sha256(plan_json.encode()).hexdigest(), plan_json)
+        object.__setattr__(plan, "_judge_key", cached)
+    return cached
 
 
 class JudgeTimeout(Exception):
@@ -114,12 +124,18 @@ class Judge:
         self._proc.stdout.close()
         self._known = set()
 
-    def warm(self, plans) -> None:
-        """Start the worker now and have it compile ``plans`` while the batch's first sandboxes run."""
+    def start(self) -> None:
+        """Start the worker process now (its imports take about a second)."""
         with self._lock:
             if self._proc is None or self._proc.poll() is not None:
                 self.close()
                 self._start()
+                self._fresh = True
+
+    def warm(self, plans) -> None:
+        """Have the worker compile ``plans`` while the batch's first sandboxes run."""
+        self.start()
+        with self._lock:
             batch = {}
             for plan in plans:
                 key, plan_json = _key(plan)

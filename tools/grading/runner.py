@@ -116,6 +116,13 @@ class _Grader:
         return lambda *args, **kwargs: None
 
 
+def _only_checks(source: str) -> bool:
+    """A cell of ``grader.check(...)`` lines only: nothing to run (the stand-in would do nothing)."""
+    lines = [line.strip() for line in source.splitlines() if line.strip() and not line.strip().startswith("#")]
+    return all(line.startswith("grader.check(") and line.endswith(")") and line.count("(") == 1
+               for line in lines)
+
+
 def _otter_stand_in() -> None:
     """``import otter`` gives a module whose ``Notebook`` does nothing (otter itself never loads)."""
     otter = types.ModuleType("otter")
@@ -128,39 +135,64 @@ def _otter_stand_in() -> None:
 USED: set = set()
 
 
-def _watch(prefixes: list[str]) -> None:
-    """Wrap every function of the ``clustermath`` modules under ``prefixes`` so that a call is noted.
+def _watched(name: str, prefixes: list[str]) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in prefixes)
 
-    The exercises that want the student's own code name these modules; the
-    report says which of their functions each cell and each call used.
-    """
-    if not prefixes:
-        return
-    try:
-        import clustermath  # noqa: F401  (loads every wing)
-    except Exception:  # noqa: BLE001
-        return
-    wrapped: dict[int, object] = {}
 
-    def watched(function, label):
-        @functools.wraps(function)
-        def call(*args, **kwargs):
-            USED.add(label)
-            return function(*args, **kwargs)
-        del call.__wrapped__
-        return call
-
-    for name, module in list(sys.modules.items()):
-        if not (name == "clustermath" or name.startswith("clustermath.")) or module is None:
+def _wrap(module, prefixes: list[str]) -> None:
+    """Replace every function defined in ``module`` by one that notes its call (no ``__wrapped__``)."""
+    for attr, value in list(vars(module).items()):
+        if type(value) is not types.FunctionType or not _watched(value.__module__ or "", prefixes):
             continue
-        for attr, value in list(vars(module).items()):
-            if type(value) is not types.FunctionType:
+        label = f"{value.__module__}.{value.__qualname__}"
+
+        def call(*args, _function=value, _label=label, **kwargs):
+            USED.add(_label)
+            return _function(*args, **kwargs)
+
+        functools.update_wrapper(call, value)
+        del call.__wrapped__
+        setattr(module, attr, call)
+
+
+class _Watch:
+    """An import hook: once a module under one of the watched ``clustermath`` prefixes has run, its
+    functions are wrapped, so every name later imported from it (the package's re-exports included,
+    which are bound after the module ran) notes each call. Nothing is imported that the notebook
+    does not import itself."""
+
+    def __init__(self, prefixes: list[str]) -> None:
+        self.prefixes = prefixes
+
+    def find_spec(self, name, path=None, target=None):
+        if not _watched(name, self.prefixes):
+            return None
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
                 continue
-            home = value.__module__ or ""
-            if any(home == p or home.startswith(p + ".") for p in prefixes):
-                if id(value) not in wrapped:
-                    wrapped[id(value)] = watched(value, f"{home}.{value.__qualname__}")
-                setattr(module, attr, wrapped[id(value)])
+            spec = finder.find_spec(name, path, target)
+            if spec is not None:
+                break
+        else:
+            return None
+        loader, prefixes = spec.loader, self.prefixes
+        if loader is not None and hasattr(loader, "exec_module"):
+            run = loader.exec_module
+
+            def exec_module(module):
+                run(module)
+                _wrap(module, prefixes)
+
+            loader.exec_module = exec_module
+        return spec
+
+
+def _watch(prefixes: list[str]) -> None:
+    """Note which functions of the ``clustermath`` modules under ``prefixes`` the notebook calls: the
+    exercises that want the student's own code name these modules, and the report says which of
+    their functions each cell and each call used."""
+    if prefixes:
+        sys.meta_path.insert(0, _Watch(prefixes))
 
 
 def _used() -> list[str]:
@@ -240,7 +272,7 @@ def main() -> int:
             continue
         source = cell.get("source", "")
         source = "".join(source) if isinstance(source, list) else str(source)
-        if source.strip():
+        if source.strip() and not _only_checks(source):
             cells.append((index, source))
 
     from traitlets.config import Config

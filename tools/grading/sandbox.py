@@ -486,7 +486,13 @@ def _collect(cmd, env, cwd, pass_fds, limits: Limits, timing: Timing, *, max_lin
                 break
     finally:
         selector.close()
-        _end(proc.pid)
+        if result.finished:  # the runner is ending by itself: let bubblewrap reap it and exit
+            try:
+                proc.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                pass
+        if proc.poll() is None:
+            _end(proc.pid)
         proc.kill()
         proc.wait()
         proc.stdout.close()
