@@ -650,9 +650,16 @@ def test_a_rerun_resumes_and_grades_only_what_changed(attacked, tmp_path):
     with pytest.raises(ValueError, match="already holds results"):
         grade.grade_folder(folder, out, cache=attacked["cache"])
     (folder / "three.txt").write_text("late")
+    odd = os.path.join(os.fsencode(folder), b"M\xfcller.ipynb")  # issue 20, defect 2: resumed, reported
+    with open(odd, "w") as handle:
+        nbformat.write(attacks.solved(), handle)
     again = grade.grade_folder(folder, out, cache=attacked["cache"], resume=True)
     lines = (out / "results.jsonl").read_text().splitlines()
-    assert len(lines) == 3 and [o.file for o in again] == ["one.ipynb", "three.txt", "two.ipynb"]
+    assert len(lines) == 4
+    assert [o.file for o in again] == ["M\\xfcller.ipynb", "one.ipynb", "three.txt", "two.ipynb"]
+    assert again[0].total == 10 and (out / "feedback" / again[0].feedback_file).is_file()
+    third = grade.grade_folder(folder, out, cache=attacked["cache"], resume=True)
+    assert len((out / "results.jsonl").read_text().splitlines()) == 4 and len(third) == 4
 
 
 @SLOW

@@ -88,16 +88,16 @@ def _error_text(exc: BaseException) -> tuple[str, str]:
     return etype[:80], text[:300]
 
 
-def _timer(seconds: float) -> None:
-    """Arm the timers for a cell or a call (handlers set again: the student's code may have moved them)."""
-    seconds = max(min(seconds, END - time.monotonic()), 0.001)
+def _timer(limit: float, wall: float | None = None) -> None:
+    """Arm the timers for a cell or a call: ``limit`` seconds of CPU time ("cpu" mode) or of the clock
+    ("wall"), and the clock's allowance ``wall`` (``limit`` times ``WALL_FACTOR`` unless given), never
+    past ``END``. The handlers are set again each time: the student's code may have moved them."""
+    wall = limit * WALL_FACTOR if wall is None else wall
     signal.signal(signal.SIGALRM, _alarm)
     if CPU:
         signal.signal(signal.SIGPROF, _alarm)
-        signal.setitimer(signal.ITIMER_PROF, seconds)
-        signal.setitimer(signal.ITIMER_REAL, max(min(seconds * WALL_FACTOR, END - time.monotonic()), 0.001))
-    else:
-        signal.setitimer(signal.ITIMER_REAL, seconds)
+        signal.setitimer(signal.ITIMER_PROF, max(limit, 0.001))
+    signal.setitimer(signal.ITIMER_REAL, max(min(wall, END - time.monotonic()), 0.001))
 
 
 def _stop_timer() -> None:
@@ -144,15 +144,17 @@ def _wrap(module, prefixes: list[str]) -> None:
     for attr, value in list(vars(module).items()):
         if type(value) is not types.FunctionType or not _watched(value.__module__ or "", prefixes):
             continue
-        label = f"{value.__module__}.{value.__qualname__}"
+        setattr(module, attr, _noting(value, f"{value.__module__}.{value.__qualname__}"))
 
-        def call(*args, _function=value, _label=label, **kwargs):
-            USED.add(_label)
-            return _function(*args, **kwargs)
 
-        functools.update_wrapper(call, value)
-        del call.__wrapped__
-        setattr(module, attr, call)
+def _noting(function, label: str):
+    def call(*args, **kwargs):
+        USED.add(label)
+        return function(*args, **kwargs)
+
+    functools.update_wrapper(call, function)
+    del call.__wrapped__
+    return call
 
 
 class _Watch:
@@ -205,14 +207,16 @@ def _used() -> list[str]:
 
 def run_cells(shell, cells: list, budget: float) -> dict:
     errors, stopped, start, models = [], "", time.monotonic(), {}
+    cpu = time.process_time()
     for index, source in cells:
-        left = min(budget - (time.monotonic() - start), END - time.monotonic())
-        if left <= 0:
+        wall_left = min(budget * WALL_FACTOR - (time.monotonic() - start), END - time.monotonic())
+        left = budget - (time.process_time() - cpu) if CPU else wall_left / WALL_FACTOR
+        if left <= 0 or wall_left <= 0:
             stopped = f"the notebook ran out of its {budget:g} s before cell {index}"
             break
         result = None
         try:
-            _timer(left)
+            _timer(left, wall_left)
             result = shell.run_cell(source, store_history=False, silent=True)
         except TimeUp:
             stopped = f"the notebook ran out of its {budget:g} s in cell {index}"
@@ -310,7 +314,7 @@ def main() -> int:
     timeouts: dict[str, int] = {}
     for index, (name, args, kwargs, *_) in enumerate(REQUEST["calls"]):
         record = {"event": "call", "index": index}
-        left = min(call_seconds, END - time.monotonic())
+        left = min(call_seconds, (END - time.monotonic()) / WALL_FACTOR)
         if timeouts.get(name, 0) >= 2 or left <= 0:
             record["timeout"] = 0  # not run: this function already timed out twice, or time is up
             _emit(out, record)
