@@ -10,7 +10,7 @@ grading modules' imports (no circle), the seccomp program, cgroup v2's files
 sandbox.
 
 The attack folder (``tools/grading/attacks.py``, built from the current
-student copies) needs bubblewrap and otter-grader and takes about two minutes:
+student copies) needs bubblewrap and otter-grader and takes one to two minutes:
 ``make exercises-check`` runs it (EXERCISE_GRADING_TESTS=1). Every cheat must
 score 0, the honest variants what they deserve (the one graded beside a
 submission that forks 200 busy processes too), the stand-ins less than full
@@ -49,7 +49,7 @@ import sandbox  # noqa: E402
 import seccomp  # noqa: E402
 
 SLOW = pytest.mark.skipif(os.environ.get("EXERCISE_GRADING_TESTS") != "1",
-                          reason="grades a folder in sandboxes (about two minutes): `make exercises-check` runs it")
+                          reason="grades a folder in sandboxes (one to two minutes): `make exercises-check` runs it")
 
 
 # ---------------------------------------------------------------- plain data
