@@ -157,7 +157,9 @@ def test_daly_exact_interval_at_its_edges():
         return y * (1 - y / 3 + y * y / 36)
     for e in (1e-300, 1e-100, 1e-20, 0.99e-16, 1.01e-16, 1e-14, 1e-12):
         assert daly_exact_interval(e, 1) == pytest.approx(series(e), rel=1e-15)
-    # where the equation holds exactly at a midpoint, that midpoint is the answer
+    # where the equation holds exactly at a midpoint, that midpoint is the answer (the first one
+    # bisection meets; pinned to the bit, since the doubles next to it may solve it too)
+    assert daly_exact_interval(60, 11_100) == 1114.4744623629415
     u = daly_exact_interval(60, 11_100) / 11_100
     from clustermath.reliability.interruptions import _u_plus_log1m
     assert _u_plus_log1m(u) + 60 / 11_100 == 0.0
@@ -166,15 +168,13 @@ def test_daly_exact_interval_at_its_edges():
 def test_u_plus_log1m_near_zero_and_above_the_switch():
     from clustermath.reliability.interruptions import _u_plus_log1m
 
-    def series(u: float) -> float:  # the documented series, summed in the same order
-        total, k = 0.0, 2
-        while total + u ** k / k != total:
-            total += u ** k / k
-            k += 1
-        return -total
+    def series(u: float) -> float:  # the documented series, to the 39th power
+        return -math.fsum(u ** k / k for k in range(2, 40))
 
     # the switch is inclusive: 0.1 itself takes the series, the next double the direct form
-    assert _u_plus_log1m(0.1) == pytest.approx(series(0.1), rel=1e-16, abs=0)
+    assert _u_plus_log1m(0.1) == pytest.approx(series(0.1), rel=2.3e-16, abs=0)
+    for u in (1e-300, 1e-20, 1e-8, 1e-3, 0.05):
+        assert _u_plus_log1m(u) == pytest.approx(series(u), rel=2.3e-16, abs=0)
     assert _u_plus_log1m(0.1) != 0.1 + math.log1p(-0.1)
     above = math.nextafter(0.1, 1.0)
     assert _u_plus_log1m(above) == above + math.log1p(-above)
@@ -331,3 +331,34 @@ def test_fabric_bytes_rings_have_eight_ranks_for_every_gradient():
         assert (got.moved_8_ranks_gb, got.replicas_4_stages_gb) == (ring(g, 8), ring(g, 8))
         assert got.replicas_8_stages_gb == ring(g * 4 // 8, 8)
         assert (got.moved_32_ranks_gb, got.moved_64_ranks_gb) == (ring(g, 32), ring(g, 64))
+
+
+# ----------------------------------------------------------------------- runner.saturated
+
+
+def test_saturated_without_computed_from_flags_only_outputs_at_the_ceiling():
+    from clustermath.runner import saturated
+
+    @dataclass(frozen=True)
+    class Plain:
+        a: int
+        b: float
+        c: bool
+
+    assert saturated(Plain(65_535, 65_535.0, True)) == {"a": ()}
+    assert saturated(Plain(65_534, 1.0, False)) == {}
+
+
+def test_saturated_follows_a_chain_in_any_field_order():
+    """A dependent listed before what it is computed from needs a second pass over the fields."""
+    from clustermath.runner import saturated
+
+    @dataclass(frozen=True)
+    class Backwards:
+        verdict: bool
+        share: int
+        raw: int
+        COMPUTED_FROM = {"verdict": ("share",), "share": ("raw",)}
+
+    assert saturated(Backwards(True, 3, 65_535)) == {"raw": (), "share": ("raw",), "verdict": ("raw",)}
+    assert saturated(Backwards(True, 3, 7)) == {}

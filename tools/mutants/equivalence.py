@@ -37,6 +37,7 @@ from __future__ import annotations
 import argparse
 import ast
 import copy
+import copyreg
 import dataclasses
 import decimal
 import importlib
@@ -52,6 +53,7 @@ import signal
 import sys
 import textwrap
 import time
+import types
 from pathlib import Path
 from typing import Any
 
@@ -97,7 +99,10 @@ def public_callable(module: Any, mangled: str) -> tuple[Any, str | None]:
 
 RECORDER = '''
 """pytest plugin written by tools/mutants/equivalence.py: records the calls reaching listed functions."""
-import copy, importlib, json, os, pickle
+import copy, copyreg, importlib, json, os, pickle, types
+
+# frozen records hold their mappings as MappingProxyType, which neither copy nor pickle takes by default
+copyreg.pickle(types.MappingProxyType, lambda m: (types.MappingProxyType, (dict(m),)))
 
 _TARGETS = json.loads(os.environ["EQUIV_TARGETS"])
 _OUT = os.environ["EQUIV_OUT"]
@@ -335,6 +340,8 @@ def show_outcome(o: tuple) -> str:
 def compare(mutants: list[str], recorded: dict[str, list[bytes]]) -> dict[str, dict]:
     """Each mutant's verdict: ``{"inputs": n, "differs": None or {call, original, mutant}}``."""
     from mutmut.mutation.trampoline import set_mutant_under_test
+
+    copyreg.pickle(types.MappingProxyType, lambda m: (types.MappingProxyType, (dict(m),)))
 
     signal.signal(signal.SIGALRM, _alarm)
     try:
