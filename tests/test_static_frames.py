@@ -1,8 +1,8 @@
 """Frames for the static site (clustermath.views.frames): what the published page swaps in equals
 what the live explorer shows.
 
-* Every explorer, on a sample of its states (the defaults; for each control its first, last and
-  middle value and one step from the default; the whole grid where small): the frame written
+* Every explorer, on a sample of its states (the defaults; for each control its first and last
+  value and one step from the default; every fifth state of a small grid): the frame written
   to disk, read back as the page reads it (the table's tokens joined, the overlay laid over the
   default picture), equals a fresh explorer moved to the same state: the table's HTML exactly,
   the picture with no pixel off by more than a rounding step.
@@ -65,28 +65,31 @@ def picture_of(folder: Path, index: dict, entry: list, default_png: bytes) -> np
 
 
 def sample(controls: list[F.Control]) -> list[tuple[int, ...]]:
+    """The defaults; for each control its first and last value and the step after the default (a
+    grid: the defaults and every fifth combination)."""
     grid, states = F.frame_states(controls)
     if grid:
-        return states
+        return states[:1] + states[1::5]
     defaults = tuple(c.default for c in controls)
     chosen = [defaults]
     for i, c in enumerate(controls):
         n = len(c.values)
-        for k in {0, n - 1, n // 2, min(c.default + 1, n - 1), max(c.default - 1, 0)}:
+        for k in (0, n - 1, c.default + 1 if c.default + 1 < n else c.default - 1):
             s = defaults[:i] + (k,) + defaults[i + 1:]
             if s not in chosen:
                 chosen.append(s)
     return chosen
 
 
-def live(name: str, controls_state: tuple[int, ...]):
-    """A fresh explorer moved to the state from its defaults, one control after another."""
-    e = FACTORIES[name]()
-    controls, _ = F.controls_of(e)
-    for c, k in zip(controls, controls_state):
+def move(controls: list[F.Control], state: tuple[int, ...]) -> None:
+    """Put every control back at its default, then move each to the state, one after another."""
+    for _ in range(3):
+        for c in controls:
+            if c.index() != c.default:
+                c.set(c.default)
+    for c, k in zip(controls, state):
         if c.index() != k:
             c.set(k)
-    return e, controls
 
 
 @pytest.mark.parametrize("name", sorted(FACTORIES))
@@ -99,10 +102,13 @@ def test_frames_equal_the_live_explorer(name, tmp_path, monkeypatch):
     folder = tmp_path / "x"
     assert read_index(folder) == index
     default_png = getattr(getattr(e, "picture", None), "value", None)
-    assert set(index["frames"]) == {F.key_of(s) for s in states}
-    for key, entry in index["frames"].items():
+    asked = {F.key_of(s) for s in states}
+    assert asked <= set(index["frames"]) and set(index["frames"]) - asked <= {b["frame"] for b in index["buttons"]}
+    fresh = FACTORIES[name]()  # another explorer, visiting the states in the other order
+    fresh_controls, _ = F.controls_of(fresh)
+    for key, entry in reversed(index["frames"].items()):
         requested = tuple(int(k) for k in key.split(","))
-        fresh, fresh_controls = live(name, requested)
+        move(fresh_controls, requested)
         state = tuple(c.index() for c in fresh_controls)
         assert F.key_of(state) == (entry[2] if len(entry) > 2 else key), f"{name} {key}: state"
         assert table_html(index, entry[0]) == fresh.table.value, f"{name} {key}: table"
@@ -246,3 +252,34 @@ def test_the_build_and_the_page_are_wired():
     assert "static-frames.js" in page and "cm-frames" in page and "__cmFrames" in page
     for needed in ("cm-frames-table", "cm-frames-picture", "cm-control-", "cm-button-", "make lab", "role"):
         assert needed in engine, needed
+
+
+def test_frames_split_over_processes_are_the_same(tmp_path):
+    one = F.write_frames(FACTORIES["peak:pipeline_bubble"](), tmp_path / "one", "x", processes=1)
+    two = F.write_frames(FACTORIES["peak:pipeline_bubble"](), tmp_path / "two", "x", processes=2)
+    assert len(one["frames"]) >= 64  # enough to be split
+    for index in (one, two):
+        index.pop("stats")
+    assert one == two
+    assert sorted(p.name for p in (tmp_path / "one" / "x").iterdir()) == sorted(p.name for p in (tmp_path / "two" / "x").iterdir())
+
+
+def test_a_failing_process_is_reported():
+    states = [(k,) for k in range(100)]
+
+    def work(run):
+        if (80,) in run:
+            raise ValueError("planted")
+        return [(s, s, "", None) for s in run]
+
+    with pytest.raises(RuntimeError, match="planted"):
+        F._in_parallel(work, states, 2)
+
+    def fails_here(run):
+        if (0,) in run:
+            raise KeyError("in the parent")
+        return [(s, s, "", None) for s in run]
+
+    with pytest.raises(KeyError):  # the parent's own error, after its children were collected
+        F._in_parallel(fails_here, states, 2)
+    assert len(F._in_parallel(lambda run: [(s, s, "", None) for s in run], states, 3)) == 100

@@ -10,7 +10,7 @@
  * the other controls back to their defaults, visibly, and says why in one line. */
 (function () {
   "use strict";
-  var COMBINED = " Combined settings need a live kernel (the launch button at the top of the page, or `make lab`).";
+  var COMBINED = " Combined settings need a live kernel (the launch button, or `make lab`).";
 
   function text(el) { return (el ? el.textContent : "").replace(/\s+/g, " ").trim(); }
 
@@ -177,6 +177,9 @@
     }).filter(function (w, i) { return self.read(self.controls[i]) !== self.defaults[i]; });
     window.__cmFramesAlt(this.root, words.length ? "picture at " + words.join(", ") : "picture at the default values");
     window.__cmFramesLabel(this.root, false);
+    this.controls.forEach(function (c) {
+      if (c.spec.kind === "toggle") c.el.setAttribute("aria-pressed", c.el.classList.contains("mod-active") ? "true" : "false");
+    });
     this.root.setAttribute("data-cm-frame", name);
     done.then(function () {
       self.root.setAttribute("data-cm-shown-at", String(performance.now()));
@@ -200,12 +203,14 @@
       s.className = "cm-frames-status";
       s.setAttribute("role", "status");
       s.setAttribute("aria-live", "polite");
-      var first = this.controls[0].el;
-      first.parentNode.insertBefore(s, first);
+      // under the explorer's heading, across its whole width
+      var row = this.controls[0].el;
+      while (row.parentElement && row.parentElement !== this.root) row = row.parentElement;
+      this.root.insertBefore(s, row);
       this.status = s;
     }
     this.status.textContent = labels.length
-      ? (labels.length > 1 ? "Moved back to their defaults: " : "Moved back to its default: ") + labels.join("; ") + "." + COMBINED
+      ? "Back to " + (labels.length > 1 ? "their defaults: " : "its default: ") + labels.join("; ") + "." + COMBINED
       : "";
     this.status.hidden = !labels.length;
   };
@@ -249,7 +254,8 @@
     }
     this.current = target;
     this.show(name, entry);
-    this.say(reset);
+    // the note stays while the reader moves the control that caused it, and goes at the defaults
+    if (reset.length || target.join(",") === this.defaults.join(",")) this.say(reset);
     this.prefetch(target);
   };
 

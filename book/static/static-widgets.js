@@ -146,6 +146,15 @@
       n.textContent = FRAMED;
       n.id = n.id || "cm-note-" + key;
     }
+    // each control's description: the note saying what the controls do on this page
+    if (n) {
+      root.querySelectorAll(".noUi-handle, input, button, select").forEach(function (el) {
+        if (!el.hasAttribute("aria-describedby")) el.setAttribute("aria-describedby", n.id);
+      });
+    }
+    root.querySelectorAll(".widget-toggle-button").forEach(function (b) {
+      b.setAttribute("aria-pressed", b.classList.contains("mod-active") ? "true" : "false");
+    });
     if (root.hasAttribute("data-cm-frames")) return;
     root.setAttribute("data-cm-frames", "armed");
     var touch = function () { start(root, key); };

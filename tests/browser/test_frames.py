@@ -262,16 +262,20 @@ def test_every_control_moves_its_explorer(browser_and_base, page_rel):
     assert not bad, f"{page_rel}:" + "".join(f"\n  {b}" for b in bad[:12])
 
 
+def latency_report() -> str:
+    later, first = LATENCY["later"], LATENCY["first"] or [0.0]
+    p95 = sorted(later)[int(0.95 * (len(later) - 1))]
+    return (f"frame shown after a key press: median {statistics.median(later):.1f} ms, p95 {p95:.1f} ms, "
+            f"max {max(later):.1f} ms over {len(later)} moves; an explorer's first move (loading its frames): "
+            f"median {statistics.median(first):.1f} ms, max {max(first):.1f} ms over {len(first)} explorers")
+
+
 def test_moves_are_quick():
     """Key press to decoded picture, on the pages moved above (their order puts this test last)."""
-    later = LATENCY["later"]
-    if not later:
+    if not LATENCY["later"]:
         pytest.skip("no explorer was moved")
-    p95 = sorted(later)[int(0.95 * (len(later) - 1))]
-    print(f"\nframe swap after a key press: median {statistics.median(later):.1f} ms, p95 {p95:.1f} ms, "
-          f"max {max(later):.1f} ms over {len(later)} moves; first move of an explorer (loads its frames): "
-          f"median {statistics.median(LATENCY['first'] or [0]):.1f} ms, max {max(LATENCY['first'] or [0]):.1f} ms")
-    assert statistics.median(later) < BUDGET_MS
+    print("\n" + latency_report())
+    assert statistics.median(LATENCY["later"]) < BUDGET_MS
 
 
 # -- the drill: a missing or stale set of frames is reported -------------------------------------------

@@ -53,6 +53,7 @@ import pickle
 import re
 import sys
 import time
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
@@ -442,26 +443,35 @@ def _in_parallel(work: Callable[[Sequence[tuple[int, ...]]], list[Row]], states:
     children = []
     for run in runs[1:]:
         read, write = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # the child
-            os.close(read)
-            code = 0
+        with warnings.catch_warnings():  # Python 3.12+ warns about forking a process with threads
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
+        if pid == 0:  # the child: whatever happens, it ends here
+            code = 1
             try:
+                os.close(read)
                 sys.stdout = sys.stderr = open(os.devnull, "w")
-                payload = pickle.dumps(("ok", work(run)))
-            except BaseException as exc:  # noqa: BLE001 - reported by the parent
-                payload, code = pickle.dumps(("error", f"{type(exc).__name__}: {exc}")), 1
-            with os.fdopen(write, "wb") as pipe:
-                pipe.write(payload)
-            os._exit(code)
+                try:
+                    payload = pickle.dumps(("ok", work(run)))
+                    code = 0
+                except BaseException as exc:  # noqa: BLE001 - reported by the parent
+                    payload = pickle.dumps(("error", f"{type(exc).__name__}: {exc}"))
+                with os.fdopen(write, "wb") as pipe:
+                    pipe.write(payload)
+            finally:
+                os._exit(code)
         os.close(write)
         children.append((pid, read))
-    rows = work(runs[0])
-    for pid, read in children:
-        with os.fdopen(read, "rb") as pipe:
-            data = pipe.read()
-        os.waitpid(pid, 0)
-        status, found = pickle.loads(data) if data else ("error", "the process computing frames died")
+    results = []
+    try:
+        rows = work(runs[0])
+    finally:
+        for pid, read in children:  # read every pipe to its end, so no child waits on a full one
+            with os.fdopen(read, "rb") as pipe:
+                data = pipe.read()
+            os.waitpid(pid, 0)
+            results.append(pickle.loads(data) if data else ("error", "the process computing frames died"))
+    for status, found in results:
         if status != "ok":
             raise RuntimeError(f"computing frames in a second process failed: {found}")
         rows += found
