@@ -283,3 +283,24 @@ def test_a_failing_process_is_reported():
     with pytest.raises(KeyError):  # the parent's own error, after its children were collected
         F._in_parallel(fails_here, states, 2)
     assert len(F._in_parallel(lambda run: [(s, s, "", None) for s in run], states, 3)) == 100
+
+
+def test_pictures_are_overlays_unless_they_cannot_be(tmp_path):
+    """An opaque picture is stored as the pixels that differ from the default; one with transparency
+    whole (a "full-" file); the default itself as no file."""
+    def png(pixels):
+        out = io.BytesIO()
+        Image.fromarray(pixels, "RGBA").save(out, format="png")
+        return out.getvalue()
+
+    base = np.full((8, 8, 4), 255, dtype=np.uint8)
+    moved = base.copy()
+    moved[2, 3] = (10, 20, 30, 255)
+    clear = base.copy()
+    clear[0, 0, 3] = 0
+    pictures = F._Pictures(tmp_path, png(base))
+    assert pictures.file(png(base)) is None
+    name = pictures.file(png(moved))
+    layer = np.asarray(Image.open(tmp_path / name).convert("RGBA"))
+    assert (layer[..., 3] > 0).sum() == 1 and tuple(layer[2, 3]) == (10, 20, 30, 255)
+    assert pictures.file(png(clear)).startswith("full-")

@@ -288,7 +288,13 @@ class LiveFigure(Framed, W.VBox):
         Shown in words above the explorer (the picture's axes title moves
         there, which leaves the space above the axes to the moving status
         line) and used as the picture's accessible name.
+
+    ``encoding`` (True) says whether an update encodes the canvas into the
+    picture; ``frames.py`` turns it off while it reads the canvas's pixels
+    (the same pixels the PNG would hold) for the static site's frames.
     """
+
+    encoding = True
 
     def __init__(
         self,
@@ -434,7 +440,8 @@ class LiveFigure(Framed, W.VBox):
             self._flag.set_text("⚠ " + "; ".join(dict.fromkeys(notes)))
             self._fit_flag()
             self.axes.draw_artist(self._flag)
-        self.picture.value = encode_png(self.canvas)
+        if self.encoding:
+            self.picture.value = encode_png(self.canvas)
         # the picture's description (the html-manager's ImageView breaks on a tooltip, so the book's
         # static-widgets.js writes the alt text from the heading and the flags on the page)
         self.alt = self.title + (": " + "; ".join(notes) if notes else "")
