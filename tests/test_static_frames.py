@@ -82,13 +82,14 @@ def sample(controls: list[F.Control]) -> list[tuple[int, ...]]:
 
 
 def move(controls: list[F.Control], state: tuple[int, ...]) -> None:
-    """Put every control back at its default, then move each to the state, one after another."""
+    """Put every control back at its default, then move each to the state, one after another (a control
+    another one retargeted, detached, stays as that one left it)."""
     for _ in range(3):
         for c in controls:
-            if c.index() != c.default:
+            if c.index() not in (-1, c.default):
                 c.set(c.default)
     for c, k in zip(controls, state):
-        if c.index() != k:
+        if c.index() not in (-1, k):
             c.set(k)
 
 
@@ -111,6 +112,8 @@ def test_frames_equal_the_live_explorer(name, tmp_path, monkeypatch):
         move(fresh_controls, requested)
         state = tuple(c.index() for c in fresh_controls)
         assert F.key_of(state) == (entry[2] if len(entry) > 2 else key), f"{name} {key}: state"
+        readouts = {str(i): c.readout() for i, c in enumerate(fresh_controls) if c.index() == -1}
+        assert readouts == (entry[3] if len(entry) > 3 else {}), f"{name} {key}: readouts"
         assert table_html(index, entry[0]) == fresh.table.value, f"{name} {key}: table"
         if default_png is None:
             continue
@@ -304,3 +307,21 @@ def test_pictures_are_overlays_unless_they_cannot_be(tmp_path):
     layer = np.asarray(Image.open(tmp_path / name).convert("RGBA"))
     assert (layer[..., 3] > 0).sum() == 1 and tuple(layer[2, 3]) == (10, 20, 30, 255)
     assert pictures.file(png(clear)).startswith("full-")
+
+
+def test_a_control_another_retargets_is_detached(tmp_path, monkeypatch):
+    """Chapter 6's run picker gives each run its own micro-batches: moving it detaches that slider (its
+    index means nothing on the page); the frame says what its readout shows instead."""
+    e = FACTORIES["validation:published_run"]()
+    controls, _ = F.controls_of(e)
+    run = next(i for i, c in enumerate(controls) if c.kind == "select")
+    defaults = tuple(c.default for c in controls)
+    picked = [defaults[:run] + (k,) + defaults[run + 1:] for k in range(len(controls[run].values)) if k != defaults[run]]
+    monkeypatch.setattr(F, "frame_states", lambda controls, limit=F.GRID_LIMIT: (False, [defaults] + picked))
+    index = F.write_frames(e, tmp_path, "run")
+    detached = [e for key, e in index["frames"].items() if len(e) > 3]
+    assert detached, "no run retargets another control"
+    for entry in detached:
+        state = entry[2].split(",")
+        assert {k for k, v in enumerate(state) if v == "-1"} == {int(i) for i in entry[3]}
+    assert [c.index() for c in controls] == list(defaults)  # back at the defaults

@@ -101,9 +101,37 @@
     }
   };
 
+  // each control's value index; -1 for a detached control the reader has not moved since
   Engine.prototype.state = function () {
     var self = this;
-    return this.controls.map(function (c) { return self.read(c); });
+    return this.controls.map(function (c) {
+      var k = self.read(c);
+      return c.detached && k === c.detachedAt ? -1 : k;
+    });
+  };
+
+  // A control another one retargeted (its options are not the page's): its readout says what the
+  // explorer shows, its handle stays, and it is dimmed until a frame puts it back.
+  Engine.prototype.detach = function (c, words) {
+    if (!c.detached) {
+      c.detached = true;
+      c.detachedAt = this.read(c);
+      c.el.classList.add("cm-detached");
+    }
+    var readout = c.el.querySelector(".widget-readout");
+    if (readout && words !== undefined) readout.textContent = words;
+    c.el.querySelectorAll(".noUi-handle").forEach(function (h) { if (words !== undefined) h.setAttribute("aria-valuetext", words); });
+  };
+
+  Engine.prototype.attach = function (c, k) {
+    c.detached = false;
+    c.el.classList.remove("cm-detached");
+    var target = c.el.querySelector(".noUi-target");
+    if (target && target.noUiSlider) {  // set even if unchanged: the widget writes its readout back
+      target.noUiSlider.set(c.spec.kind === "slider" ? c.spec.values[k] : k);
+    } else {
+      this.write(c, k);
+    }
   };
 
   // -- pictures: fetched ahead, nearest the current state first ----------------------------------
@@ -242,21 +270,32 @@
       }
       var self = this;
       this.controls.forEach(function (c, j) {
-        if (j !== moved && state[j] !== want[j]) { reset.push(c.spec.label); self.flash(c); }
+        if (j !== moved && state[j] !== -1 && state[j] !== want[j]) { reset.push(c.spec.label); self.flash(c); }
       });
     }
-    var target = (entry[2] || name).split(",").map(Number);
-    this.applying = true;
-    try {
-      for (var j = 0; j < this.controls.length; j++) this.write(this.controls[j], target[j]);
-    } finally {
-      this.applying = false;
-    }
-    this.current = target;
+    this.apply(entry, name);
+    var target = this.current;
     this.show(name, entry);
     // the note stays while the reader moves the control that caused it, and goes at the defaults
     if (reset.length || target.join(",") === this.defaults.join(",")) this.say(reset);
     this.prefetch(target);
+  };
+
+  // Put the controls where the frame says (detached ones show the frame's readout instead).
+  Engine.prototype.apply = function (entry, name) {
+    var target = (entry[2] || name).split(",").map(Number), readouts = entry[3] || {};
+    this.applying = true;
+    try {
+      for (var j = 0; j < this.controls.length; j++) {
+        var c = this.controls[j];
+        if (target[j] === -1) this.detach(c, readouts[j]);
+        else if (c.detached) this.attach(c, target[j]);
+        else this.write(c, target[j]);
+      }
+    } finally {
+      this.applying = false;
+    }
+    this.current = target;
   };
 
   Engine.prototype.schedule = function () {
@@ -280,14 +319,10 @@
       b.el.addEventListener("click", function () {
         var entry = self.data.frames[b.spec.frame];
         if (!entry) return;
-        var target = (entry[2] || b.spec.frame).split(",").map(Number);
-        self.applying = true;
-        try {
-          for (var j = 0; j < self.controls.length; j++) self.write(self.controls[j], target[j]);
-        } finally {
-          self.applying = false;
-        }
-        self.sync();
+        self.apply(entry, b.spec.frame);
+        self.show(b.spec.frame, entry);
+        self.say([]);
+        self.prefetch(self.current);
       });
     });
   };

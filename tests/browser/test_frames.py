@@ -79,6 +79,12 @@ SHOWN_JS = """(key) => {
       out.tableId = entry[0];
       out.expectFile = entry[1];
       out.expectState = (entry[2] || out.frame);
+      out.readouts = entry[3] || {};
+      out.detached = {};
+      root.querySelectorAll('.cm-detached').forEach(el => {
+        const i = [...el.classList].find(c => /^cm-control-\\d+$/.test(c)).slice('cm-control-'.length);
+        out.detached[i] = (el.querySelector('.widget-readout') || el).textContent.trim();
+      });
     }
     out.original = engine.original;
   }
@@ -187,6 +193,8 @@ def move_every_control(page) -> list[str]:
                 bad.append(f"{where}: frames not ready ({before['status']})")
                 break
             spec = page.evaluate(f"(k) => window.__cmFramesData[k].controls[{i}]", key)
+            if spec.get("disabled") or spec["count"] < 2:
+                continue  # switched off in the explorer itself (or nothing to move to), live as here
             press = key_for(spec["kind"], before["state"][i], spec["count"])
             page.keyboard.press(press)
             try:
@@ -221,6 +229,9 @@ def move_every_control(page) -> list[str]:
                 bad.append(f"{what}: the picture is not the frame's ({after['src'][-40:]})")
             if ",".join(map(str, after["state"])) != after["expectState"]:
                 bad.append(f"{what}: the controls read {after['state']}, the frame is {after['expectState']}")
+            for j, words in after["readouts"].items():  # controls this one retargeted show the frame's words
+                if after["detached"].get(j) != words:
+                    bad.append(f"{what}: control {j} reads {after['detached'].get(j)!r}, the frame {words!r}")
             if not after["grid"] and i > 0:
                 others = [j for j in range(len(after["state"])) if j != i and after["state"][j] != after["defaults"][j]]
                 expected_others = [j for j, k in enumerate(after["expectState"].split(","))

@@ -106,7 +106,7 @@ def check_explorer(state: dict, root: str, index: dict, folder: Path) -> list[st
                 bad.append(f"control {i} ({spec['label']}): a switch with {spec['count']} values")
         else:
             bad.append(f"control {i}: a {name} the page cannot move")
-    counts = [c["count"] for c in index["controls"]]
+    counts = [1 if c.get("disabled") else c["count"] for c in index["controls"]]  # a switched-off control stays
     expected = math.prod(counts) if index["grid"] else 1 + sum(n - 1 for n in counts)
     defaults = [int(k) for k in index["default"].split(",")]
     reached = {k for k in index["frames"] if len(k.split(",")) == len(counts)}
@@ -114,7 +114,7 @@ def check_explorer(state: dict, root: str, index: dict, folder: Path) -> list[st
         bad.append(f"{len(reached)} frames of {expected}")
     if not index["grid"]:
         for i, c in enumerate(counts):
-            for k in range(c):
+            for k in (range(c) if c > 1 else ()):
                 key = ",".join(str(k if j == i else d) for j, d in enumerate(defaults))
                 if key not in index["frames"]:
                     bad.append(f"missing frame {key} (control {i}, value {k})")

@@ -82,21 +82,40 @@ class NotFramed(Exception):
 
 @dataclass
 class Control:
-    """One control of an explorer: its widget, what kind of element the page shows, the values it offers."""
+    """One control of an explorer: its widget, what kind of element the page shows, the values it offers.
+
+    ``values`` are those the control offers at the defaults, which is what the static page keeps (its
+    widget state is the default's). Where another control changes this one's options (chapter 6's run
+    picker offers each run's own micro-batches), the control is *detached* while they differ: its
+    index means nothing on the page, and a frame gives the words its readout shows instead."""
 
     widget: W.ValueWidget
     kind: str
     values: list[Any]
     default: int
+    labels: tuple[str, ...] = ()
+    disabled: bool = False
     _array: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     @property
     def label(self) -> str:
         return str(getattr(self.widget, "description", "") or "")
 
-    def index(self) -> int:
-        """The index of the control's current value among ``values``."""
+    def attached(self) -> bool:
+        """Whether the control offers what it offered at the defaults (and shows a value among them)."""
         w = self.widget
+        if self.kind in ("selection", "select"):
+            return tuple(w._options_labels) == self.labels
+        if self.kind == "slider":
+            step = abs(self.values[1] - self.values[0]) if len(self.values) > 1 else 1.0
+            return self.values[0] - step / 2 <= w.value <= self.values[-1] + step / 2
+        return True
+
+    def index(self) -> int:
+        """The index of the control's current value among ``values`` (-1 while detached)."""
+        w = self.widget
+        if not self.attached():
+            return -1
         if self.kind in ("selection", "select"):
             return int(w.index)
         if self.kind in ("checkbox", "toggle"):
@@ -104,6 +123,18 @@ class Control:
         if self._array is None:
             self._array = np.asarray(self.values, dtype=float)
         return int(np.abs(self._array - w.value).argmin())
+
+    def readout(self) -> str:
+        """What the control's readout says now (for a detached control's frame)."""
+        w = self.widget
+        if self.kind in ("selection", "select"):
+            return str(w.label)
+        if self.kind in ("checkbox", "toggle"):
+            return "on" if w.value else "off"
+        try:
+            return format(w.value, getattr(w, "readout_format", "") or "")
+        except (TypeError, ValueError):
+            return str(w.value)
 
     def set(self, k: int) -> None:
         """Move the control to its ``k``-th value, as a reader would."""
@@ -118,6 +149,8 @@ class Control:
                                "count": len(self.values)}
         if self.kind == "slider":
             out["values"] = self.values
+        if self.disabled:
+            out["disabled"] = True
         return out
 
 
@@ -159,7 +192,8 @@ def controls_of(explorer: W.Widget) -> tuple[list[Control], list[W.Button]]:
                 raise NotFramed(f"{type(widget).__name__} {getattr(widget, 'description', '')!r}")
             continue
         values = _values(widget, kind)
-        control = Control(widget, kind, values, 0)
+        labels = tuple(widget._options_labels) if kind in ("selection", "select") else ()
+        control = Control(widget, kind, values, 0, labels, bool(getattr(widget, "disabled", False)))
         control.default = control.index()
         controls.append(control)
     return controls, buttons
@@ -177,17 +211,16 @@ def frame_states(controls: Sequence[Control], grid_limit: int = GRID_LIMIT) -> t
     defaults and, for each control in turn, each of its other values with the
     rest at their defaults."""
     defaults = tuple(c.default for c in controls)
+    offered = [[c.default] if c.disabled else range(len(c.values)) for c in controls]  # a disabled control stays
     grid = 1
-    for c in controls:
-        grid *= len(c.values)
+    for values in offered:
+        grid *= len(values)
     if grid <= grid_limit:
-        states = [defaults] + [s for s in itertools.product(*(range(len(c.values)) for c in controls))
-                               if s != defaults]
-        return True, states
+        return True, [defaults] + [s for s in itertools.product(*offered) if s != defaults]
     states = [defaults]
-    for i, c in enumerate(controls):
-        for k in range(len(c.values)):
-            if k != c.default:
+    for i, values in enumerate(offered):
+        for k in values:
+            if k != defaults[i]:
                 states.append(defaults[:i] + (k,) + defaults[i + 1:])
     return False, states
 
@@ -198,9 +231,12 @@ class Frame:
 
     requested: tuple[int, ...]
     state: tuple[int, ...]
+    """Each control's value index (-1: detached, see ``Control``)."""
     table: str
     picture: bytes | np.ndarray | None
     """The picture as PNG bytes, or as RGBA pixels."""
+    readouts: dict[int, str] = field(default_factory=dict)
+    """The readout of each detached control."""
 
 
 def _picture(explorer: W.Widget) -> W.Image | None:
@@ -210,12 +246,13 @@ def _picture(explorer: W.Widget) -> W.Image | None:
 
 def _reset(controls: Sequence[Control]) -> None:
     """Put every control back at its default (in up to three passes: a floor may hold one up until its
-    anchor has moved)."""
+    anchor has moved; a detached control comes back when the control that moved its options does)."""
     for _ in range(3):
         if all(c.index() == c.default for c in controls):
             return
         for c in controls:
-            if c.index() != c.default:
+            k = c.index()
+            if k != -1 and k != c.default:
                 c.set(c.default)
     raise RuntimeError("the explorer's controls do not return to their defaults")
 
@@ -235,7 +272,9 @@ def _snapshot(explorer: W.Widget, controls: Sequence[Control], requested: tuple[
     shown: bytes | np.ndarray | None = None
     if picture is not None:
         shown = _canvas_pixels(explorer) if getattr(explorer, "encoding", True) is False else picture.value
-    return Frame(requested, tuple(c.index() for c in controls), explorer.table.value, shown)
+    state = tuple(c.index() for c in controls)
+    readouts = {i: c.readout() for i, (c, k) in enumerate(zip(controls, state)) if k == -1}
+    return Frame(requested, state, explorer.table.value, shown, readouts)
 
 
 @contextlib.contextmanager
@@ -268,17 +307,21 @@ def _goto(controls: Sequence[Control], requested: tuple[int, ...]) -> None:
     """Move the controls to ``requested``, as from the defaults.
 
     Only the controls that differ are moved (the explorers are functions of their
-    controls' values, so the order does not matter); where a control's floor held
-    one of them up, the state is reached again from the defaults, as a reader
-    moving one control from the defaults would reach it."""
-    for c, k in zip(controls, requested):
-        if c.index() != k:
-            c.set(k)
-    if tuple(c.index() for c in controls) != tuple(requested):
-        _reset(controls)
+    controls' values, so the order does not matter), never a detached one (a reader
+    moving one control does not touch the controls it retargets); where a control's
+    floor held one of them up, the state is reached again from the defaults, as a
+    reader moving one control from the defaults would reach it."""
+    def move() -> bool:
+        """Move the attached controls that differ; whether every attached control is where asked."""
         for c, k in zip(controls, requested):
-            if c.index() != k:
+            now = c.index()
+            if now != -1 and now != k:
                 c.set(k)
+        return all(now in (-1, k) for now, k in ((c.index(), k) for c, k in zip(controls, requested)))
+
+    if not move():
+        _reset(controls)
+        move()
 
 
 def _visit(explorer: W.Widget, controls: Sequence[Control], states: Sequence[tuple[int, ...]]) -> Iterator[Frame]:
@@ -437,8 +480,8 @@ class _Pictures:
         return name
 
 
-Row = tuple[tuple[int, ...], tuple[int, ...], str, "str | None"]
-"""A frame as written: requested state, resulting state, table HTML, picture file."""
+Row = tuple[tuple[int, ...], tuple[int, ...], str, "str | None", dict]
+"""A frame as written: requested state, resulting state, table HTML, picture file, detached readouts."""
 
 
 def jobs() -> int:
@@ -523,10 +566,10 @@ def write_frames(explorer: W.Widget, folder: Path, key: str, grid_limit: int = G
             pictures = _Pictures(out, default_png)
 
             def work(run: Sequence[tuple[int, ...]]) -> list[Row]:
-                return [(f.requested, f.state, f.table, pictures.file(f.picture))
+                return [(f.requested, f.state, f.table, pictures.file(f.picture), f.readouts)
                         for f in _visit(explorer, controls, run)]
 
-            rows: list[Row] = [(first.requested, first.state, first.table, pictures.file(first.picture))]
+            rows: list[Row] = [(first.requested, first.state, first.table, pictures.file(first.picture), {})]
             rows += _in_parallel(work, states[1:], jobs() if processes is None else processes)
             for button in buttons:
                 pressed.append((button.description, _press(explorer, controls, button)))
@@ -535,18 +578,24 @@ def write_frames(explorer: W.Widget, folder: Path, key: str, grid_limit: int = G
     tokens = _Tokens()
     frames: dict[str, list[Any]] = {}
 
-    def entry(state: tuple[int, ...], table: str, picture: str | None, requested: tuple[int, ...]) -> list[Any]:
+    def entry(state: tuple[int, ...], table: str, picture: str | None, requested: tuple[int, ...],
+              readouts: dict[int, str]) -> list[Any]:
+        """[table, picture] and, where they differ from what was asked, the controls' state, then the
+        readouts of detached controls."""
         found: list[Any] = [tokens.add(table), picture]
-        if state != requested:
+        if state != requested or readouts:
             found.append(key_of(state))
+        if readouts:
+            found.append({str(i): text for i, text in readouts.items()})
         return found
 
-    for requested, state, table, picture in rows:
-        frames[key_of(requested)] = entry(state, table, picture, requested)
+    for requested, state, table, picture, readouts in rows:
+        frames[key_of(requested)] = entry(state, table, picture, requested, readouts)
     buttons_index = []
     for label, frame in pressed:
         name = key_of(frame.requested)
-        frames.setdefault(name, entry(frame.state, frame.table, pictures.file(frame.picture), frame.requested))
+        frames.setdefault(name, entry(frame.state, frame.table, pictures.file(frame.picture), frame.requested,
+                                      frame.readouts))
         buttons_index.append({"label": label, "frame": name})
     files = [p for p in out.iterdir() if p.suffix in (".webp", ".png")]
     index = {
