@@ -170,3 +170,33 @@ def test_frames_of_a_chapter_stay_under_5_mb(page: Path):
     size = sum(p.stat().st_size for p in files)
     print(f"{page.name}: {len(files)} files, {size / 1e6:.2f} MB")
     assert size < LIMIT_BYTES, f"{page.name}: frames weigh {size / 1e6:.2f} MB"
+
+
+def test_the_check_catches_missing_and_stale_frames(tmp_path: Path):
+    """The check above reports each defect planted in a copy of one explorer's frames."""
+    import shutil
+
+    page = next((p for p in PAGES if frames_folder(p)), None)
+    if page is None:
+        pytest.skip("no chapter page with frames")
+    state, folder = widget_state(page), frames_folder(page)
+    root, key = next((m, c.removeprefix("cm-frames-")) for m, model in state.items() if "cm-frames" in classes(model)
+                     for c in classes(model) if c.startswith("cm-frames-") and c not in ("cm-frames-table", "cm-frames-picture"))
+    copy = tmp_path / key
+    shutil.copytree(folder / key, copy)
+    index = read_index(copy / "index.js")
+    assert check_explorer(state, root, index, copy) == []
+
+    def planted(change) -> list[str]:
+        data = json.loads(json.dumps(index))
+        change(data)
+        return check_explorer(state, root, data, copy)
+
+    assert any("stale" in b for b in planted(lambda d: d["check"].update(table="another table")))
+    assert any("stale" in b for b in planted(lambda d: d["check"].update(picture="0" * 64)) or [not index["check"]["picture"]])
+    assert any("missing frame" in b or "frames of" in b for b in planted(lambda d: d["frames"].pop(next(
+        k for k in d["frames"] if k != d["default"]))))
+    assert any("controls on the page" in b for b in planted(lambda d: d["controls"].pop()))
+    named = next(e[1] for e in index["frames"].values() if e[1])
+    (copy / named).unlink()
+    assert any("pictures missing" in b for b in check_explorer(state, root, index, copy))
