@@ -1,15 +1,57 @@
-/* The book's static pages run no kernel: a widget's controls would move and
- * nothing would follow them. This script, loaded only on pages that embed
- * widgets (nb_ipywidgets_js in _config.yml), turns every control off, gives
- * each slider and picture an accessible name, and puts one line above each
- * explorer saying how to make it live. JupyterLab never loads it, so the same
- * explorers stay live in a kernel. */
+/* The book's static pages run no kernel. This script, loaded only on pages that
+ * embed widgets (nb_ipywidgets_js in _config.yml), does two things:
+ *
+ * - An explorer whose frames were computed when the book was built (the page
+ *   names their folder in <meta name="cm-frames">, the explorer carries the
+ *   class cm-frames-<key>: clustermath/views/frames.py) keeps its controls
+ *   working. The first time a reader touches it, static-frames.js and the
+ *   explorer's index of frames are loaded (never before: the page's first
+ *   load stays as light as a still); from then on each move swaps in the
+ *   frame for the new value, one control at a time from the defaults.
+ * - Any other widget is a still: its controls are turned off.
+ *
+ * Either way each slider and picture gets an accessible name, and one line
+ * above the explorer says what its controls do here and how to make it live.
+ * JupyterLab never loads this script, so the same explorers stay live in a
+ * kernel. */
 (function () {
   "use strict";
   var NOTE = "A still of this explorer at its default values: a static page runs no model, " +
     "so its controls are switched off. To move them, open the page live with the launch " +
     "button (the rocket at the top of the page), or run `make lab` in a copy of the book.";
+  var FRAMED = "On this page the controls move through pictures computed when the book was built, " +
+    "one control at a time from the defaults. Combined settings need a live kernel: the launch " +
+    "button (the rocket at the top of the page), or `make lab` in a copy of the book.";
   var VIEW = 'script[type="application/vnd.jupyter.widget-view+json"]';
+  var here = document.currentScript ? new URL(".", document.currentScript.src).href : "";
+  var meta = document.querySelector('meta[name="cm-frames"]');
+  var folder = meta ? new URL(meta.getAttribute("content"), document.baseURI).href : null;
+
+  // frames arrive as scripts (index.js calls __cmFrames), so pages opened from file:// work too
+  var loaded = window.__cmFramesData = window.__cmFramesData || {};
+  window.__cmFrames = function (key, data) { loaded[key] = data; };
+  var scripts = {};
+  function load(src) {
+    if (!scripts[src]) {
+      scripts[src] = new Promise(function (resolve, reject) {
+        var s = document.createElement("script");
+        s.src = src;
+        s.onload = resolve;
+        s.onerror = function () { reject(new Error("could not load " + src)); };
+        document.head.appendChild(s);
+      });
+    }
+    return scripts[src];
+  }
+
+  function frameKey(root) {
+    if (!folder) return null;
+    for (var i = 0; i < root.classList.length; i++) {
+      var c = root.classList[i];
+      if (c.indexOf("cm-frames-") === 0) return c.slice("cm-frames-".length);
+    }
+    return null;
+  }
 
   function note(script) {
     var prev = script.parentNode && script.parentNode.querySelector(".cm-static-note");
@@ -20,6 +62,41 @@
     p.textContent = NOTE;
     script.parentNode.insertBefore(p, script.parentNode.firstChild);
   }
+
+  function noteOf(root) {
+    var cell = root.closest(".cell_output, .output, .cell") || root.parentNode;
+    return cell ? cell.querySelector(".cm-static-note") : null;
+  }
+
+  // names a screen reader announces: the control's label, and its value as the readout shows it
+  function label(root, frozen) {
+    root.querySelectorAll(".widget-slider, .widget-hslider").forEach(function (slider) {
+      var name = slider.querySelector(".widget-label");
+      name = name ? name.textContent.trim() : "";
+      var readout = slider.querySelector(".widget-readout");
+      var value = readout ? readout.textContent.trim() : "";
+      slider.querySelectorAll(".noUi-handle").forEach(function (handle) {
+        if (frozen) {
+          if (name) handle.setAttribute("aria-label", name + (value ? ": " + value : ""));
+        } else {
+          if (name) handle.setAttribute("aria-label", name);
+          if (value) handle.setAttribute("aria-valuetext", value);
+        }
+      });
+    });
+  }
+
+  function alt(root, text) {
+    var heading = root.querySelector(".widget-html b");
+    var flags = [].map.call(root.querySelectorAll(".cm-flag"), function (f) { return f.textContent.trim(); });
+    root.querySelectorAll("img").forEach(function (img) {
+      if (img.getAttribute("alt") && !text) return;
+      var t = (heading ? heading.textContent.trim() : "Explorer") + ": " + (text || "picture at the default values");
+      img.setAttribute("alt", t + (flags.length ? ". " + flags.join(" ") : ""));
+    });
+  }
+  window.__cmFramesAlt = alt;
+  window.__cmFramesLabel = label;
 
   function freeze(root) {
     root.classList.add("cm-frozen");
@@ -32,37 +109,72 @@
     root.querySelectorAll(".widget-readout").forEach(function (el) {
       el.setAttribute("contenteditable", "false");
     });
-    root.querySelectorAll(".widget-slider, .widget-hslider").forEach(function (slider) {
-      var label = slider.querySelector(".widget-label");
-      var name = label ? label.textContent.trim() : "";
-      var readout = slider.querySelector(".widget-readout");
-      var value = readout ? readout.textContent.trim() : "";
-      slider.querySelectorAll(".noUi-handle").forEach(function (handle) {
-        handle.setAttribute("tabindex", "-1");
-        handle.setAttribute("aria-disabled", "true");
-        if (name) handle.setAttribute("aria-label", name + (value ? ": " + value : ""));
+    root.querySelectorAll(".noUi-handle").forEach(function (handle) {
+      handle.setAttribute("tabindex", "-1");
+      handle.setAttribute("aria-disabled", "true");
+    });
+    label(root, true);
+    alt(root);
+    var n = noteOf(root);
+    if (n && n.textContent !== NOTE) n.textContent = NOTE;
+  }
+  window.__cmFramesFreeze = freeze;
+
+  // Load the frames on the first touch (focus by keyboard, pointer down), then hand over to static-frames.js.
+  function start(root, key) {
+    if (root.__cmFrames) return root.__cmFrames;
+    root.__cmFrames = load(here + "static-frames.js")
+      .then(function () { return load(folder + key + "/index.js"); })
+      .then(function () {
+        if (!loaded[key]) throw new Error("no frames in " + folder + key + "/index.js");
+        return window.__cmFramesStart(root, key, folder + key + "/", loaded[key]);
+      })
+      .catch(function (err) {
+        console.error("static explorer " + key + ": " + err.message + "; its controls are switched off");
+        root.setAttribute("data-cm-frames", "failed");
+        freeze(root);
       });
+    return root.__cmFrames;
+  }
+
+  function arm(root, key) {
+    if (root.getAttribute("data-cm-frames") === "failed") return;
+    label(root, false);
+    alt(root);
+    var n = noteOf(root);
+    if (n && n.textContent !== FRAMED) {
+      n.textContent = FRAMED;
+      n.id = n.id || "cm-note-" + key;
+    }
+    // each control's description: the note saying what the controls do on this page
+    if (n) {
+      root.querySelectorAll(".noUi-handle, input, button, select").forEach(function (el) {
+        if (!el.hasAttribute("aria-describedby")) el.setAttribute("aria-describedby", n.id);
+      });
+    }
+    root.querySelectorAll(".widget-toggle-button").forEach(function (b) {
+      b.setAttribute("aria-pressed", b.classList.contains("mod-active") ? "true" : "false");
     });
-    // the picture's alt text: the explorer's heading, and any flag its table raises
-    var heading = root.querySelector(".widget-html b");
-    var flags = [].map.call(root.querySelectorAll(".cm-flag"), function (f) { return f.textContent.trim(); });
-    root.querySelectorAll("img").forEach(function (img) {
-      if (img.getAttribute("alt")) return;
-      var text = (heading ? heading.textContent.trim() : "Explorer") + ": picture at the default values";
-      img.setAttribute("alt", text + (flags.length ? ". " + flags.join(" ") : ""));
-    });
+    if (root.hasAttribute("data-cm-frames")) return;
+    root.setAttribute("data-cm-frames", "armed");
+    var touch = function () { start(root, key); };
+    root.addEventListener("focusin", touch);
+    root.addEventListener("pointerdown", touch);
   }
 
   function sweep() {
     document.querySelectorAll(VIEW).forEach(note);
-    // idempotent: widgets render asynchronously, so each sweep freezes whatever has appeared since
+    // idempotent: widgets render asynchronously, so each sweep handles whatever has appeared since
     document.querySelectorAll(".jupyter-widgets").forEach(function (el) {
-      if (!el.parentElement || !el.parentElement.closest(".jupyter-widgets")) freeze(el);
+      if (el.parentElement && el.parentElement.closest(".jupyter-widgets")) return;
+      var key = frameKey(el);
+      if (key) arm(el, key);
+      else freeze(el);
     });
     document.documentElement.classList.add("cm-static-widgets");
   }
 
-  function start() {
+  function begin() {
     sweep();
     var pending = false;
     new MutationObserver(function () {
@@ -72,6 +184,6 @@
     }).observe(document.body, { childList: true, subtree: true });
   }
 
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
-  else start();
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", begin);
+  else begin();
 })();

@@ -56,6 +56,10 @@ _SECONDS: Counter = Counter()
 
 
 def pytest_terminal_summary(terminalreporter):
+    frames = sys.modules.get("test_frames")
+    if frames is not None and frames.LATENCY["later"]:
+        terminalreporter.section("explorers moved on the static pages (tests/browser/test_frames.py)")
+        terminalreporter.write_line(frames.latency_report())
     if not _AXE:
         return
     rules: Counter = Counter()

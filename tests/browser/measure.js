@@ -66,6 +66,23 @@
     const offscreen = controls.filter(k => box(k).w >= 1 && (box(k).l < -1 || box(k).r > vw + 1))
       .map(k => text(k, 40) || k.className);
     // The note saying how to make it live: in the explorer's cell, or the element just before it.
+    // Explorers whose frames were computed at build time keep their controls (static-widgets.js):
+    // "armed" until first touched, "ready" once the frames are loaded, "failed" if they are missing.
+    const framedEl = sub.querySelector('[data-cm-frames]');
+    const framed = framedEl ? framedEl.getAttribute('data-cm-frames') : '';
+    // A live control must say what it does and what it is set to: each slider handle a name and a
+    // value a screen reader announces, each checkbox and button a name.
+    const unnamed = [];
+    if (framed) {
+      sub.querySelectorAll('.noUi-handle').forEach(h => {
+        if (!(h.getAttribute('aria-label') || '').trim() || !(h.getAttribute('aria-valuetext') || '').trim())
+          unnamed.push('slider handle:' + text(h.closest(CONTROL) || h, 30));
+      });
+      sub.querySelectorAll('input[type=checkbox], button').forEach(b => {
+        const name = (b.getAttribute('aria-label') || (b.closest('label') || b).textContent || '').trim();
+        if (!name && shown(b)) unnamed.push(b.tagName.toLowerCase() + ':' + (b.className || ''));
+      });
+    }
     const cell = sub.closest('.cell') || sub.closest('.cell_output') || sub;
     const near = [cell, cell.previousElementSibling, cell.nextElementSibling]
       .filter(Boolean).map(e => e.textContent).join(' ');
@@ -77,6 +94,7 @@
       arrangement: side ? 'side by side' : stacked ? 'stacked' : 'overlapping',
       zero, offscreen,
       live: liveControls(sub),
+      framed, unnamed,
       note: LIVE_NOTE.test(near) && HOW.test(near),
     });
   });

@@ -109,13 +109,20 @@ def padding_problems(v) -> list[str]:
 
 
 def static_explorer_problems(v) -> list[str]:
+    """A static explorer's controls work only from frames computed at build time (static-widgets.js
+    marks such an explorer): any other live control moves nothing. Either way a line says how to go
+    live, and a live control has a name and an announced value."""
     bad = []
     for e in v.dom["explorers"]:
         where = e["section"]
         if not e["note"]:
             bad.append(f"{where}: no line saying how to make it live (launch button or `make lab`)")
-        if e["live"]:
+        if e["framed"] == "failed":
+            bad.append(f"{where}: its frames did not load: its controls were switched off")
+        elif e["live"] and e["framed"] not in ("armed", "ready"):
             bad.append(f"{where}: {len(e['live'])} controls move with no kernel: {', '.join(e['live'][:3])}")
+        if e["unnamed"]:
+            bad.append(f"{where}: live controls without a name or value: {', '.join(e['unnamed'][:3])}")
     return bad
 
 

@@ -33,8 +33,11 @@ Design notes
   saturated at 65,535, a share of time above 100%, more minutes lost per day
   than a day has (``flags``).
 * Controls sit above the picture when the page is narrow (the row wraps).
-  On the static HTML book no kernel runs the callbacks; ``book/static/
-  static-widgets.js`` disables the controls there and says how to go live.
+  On the static HTML book no kernel runs the callbacks: when the book is
+  built, each explorer displayed writes its frames (``frames.py``: the table
+  and picture for every value of every control, one control at a time from
+  the defaults), and ``book/static/static-widgets.js`` swaps them in as a
+  reader moves a control (``Framed``, the display hook every explorer has).
 """
 from __future__ import annotations
 
@@ -56,7 +59,7 @@ from ..check import fmt_value
 from ..labels import words
 from ..runner import SPEC_SHEET_BUILD, saturated, spec_of
 
-__all__ = ["Explorer", "LiveFigure", "ModelView", "Slider", "encode_png", "flags", "ladder", "still", "table",
+__all__ = ["Explorer", "Framed", "LiveFigure", "ModelView", "Slider", "encode_png", "flags", "ladder", "still", "table",
            "BROKEN_BUILD", "CORRECT_COLOUR", "BROKEN_COLOUR", "FLAG_COLOUR", "LIMIT_COLOUR", "OVER"]
 
 CORRECT_COLOUR = "#1f5fa8"
@@ -245,7 +248,22 @@ def _cell(value: Any) -> str:
     return fmt_value(value)
 
 
-class LiveFigure(W.VBox):
+class Framed:
+    """Mixin of every explorer: while the static site is built, displaying it writes its frames.
+
+    The explorer needs ``table`` (an ``HTML`` widget), its controls anywhere in
+    its widget tree, and optionally ``picture`` (an ``Image``); see ``frames.py``.
+    Outside the book's build (``frames.ENV`` unset) displaying it does nothing more.
+    """
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        from .frames import publish
+
+        publish(self)  # type: ignore[arg-type]
+        return super()._repr_mimebundle_(**kwargs)  # type: ignore[misc]
+
+
+class LiveFigure(Framed, W.VBox):
     """Controls → computation → (HTML table, blitted plot): the base of every explorer.
 
     A subclass says what to compute (``compute``), how to tabulate it
@@ -270,7 +288,13 @@ class LiveFigure(W.VBox):
         Shown in words above the explorer (the picture's axes title moves
         there, which leaves the space above the axes to the moving status
         line) and used as the picture's accessible name.
+
+    ``encoding`` (True) says whether an update encodes the canvas into the
+    picture; ``frames.py`` turns it off while it reads the canvas's pixels
+    (the same pixels the PNG would hold) for the static site's frames.
     """
+
+    encoding = True
 
     def __init__(
         self,
@@ -416,7 +440,8 @@ class LiveFigure(W.VBox):
             self._flag.set_text("⚠ " + "; ".join(dict.fromkeys(notes)))
             self._fit_flag()
             self.axes.draw_artist(self._flag)
-        self.picture.value = encode_png(self.canvas)
+        if self.encoding:
+            self.picture.value = encode_png(self.canvas)
         # the picture's description (the html-manager's ImageView breaks on a tooltip, so the book's
         # static-widgets.js writes the alt text from the heading and the flags on the page)
         self.alt = self.title + (": " + "; ".join(notes) if notes else "")

@@ -27,7 +27,7 @@ from ..peak.scaling import SCALES_WELL_PCT, cluster_scale
 from ..peak.stragglers import straggler_step
 from ..peak.debug_lab import lab_summary
 from ..labels import words
-from .base import table
+from .base import Framed, table
 from .base import BROKEN_BUILD, BROKEN_COLOUR, CORRECT_COLOUR, FLAG_COLOUR, LIMIT_COLOUR, Explorer, Slider, Updater
 from ..runner import saturated
 
@@ -523,7 +523,7 @@ def figure_diagnosis_tree() -> "Figure":
 
 # -- the debug lab's replay -------------------------------------------------------------
 
-class LabExplorer(W.VBox):
+class LabExplorer(Framed, W.VBox):
     """Sliders for the lab's inputs and a table of what they imply; a view over ``lab_summary``."""
 
     def __init__(self) -> None:

@@ -1,0 +1,342 @@
+/* Frames for one explorer on a static page: loaded by static-widgets.js the first time a reader
+ * touches an explorer whose frames were computed when the book was built
+ * (clustermath/views/frames.py writes them; book/_ext/static_frames.py says where).
+ *
+ * The explorer's own widgets stay on the page: sliders, checkboxes and toggles move as they do
+ * live (mouse, touch, keyboard). After each move this script reads every control, looks up the
+ * frame for that state and shows it: the table's HTML, and the picture (an overlay of the pixels
+ * that differ from the default picture, laid over it as the image's CSS background, so the frame
+ * is restored exactly). A state that was not computed (two controls away from the defaults) puts
+ * the other controls back to their defaults, visibly, and says why in one line. */
+(function () {
+  "use strict";
+  var COMBINED = " Combined settings need a live kernel (the launch button, or `make lab`).";
+
+  function text(el) { return (el ? el.textContent : "").replace(/\s+/g, " ").trim(); }
+
+  function Engine(root, key, base, data) {
+    this.root = root;
+    this.key = key;
+    this.base = base;
+    this.data = data;
+    this.applying = false;
+    this.pending = false;
+    this.defaults = data["default"].split(",").map(Number);
+    this.controls = data.controls.map(function (spec, i) {
+      var el = root.querySelector(".cm-control-" + i);
+      if (!el) throw new Error("control " + i + " (" + spec.label + ") is not on the page");
+      return { spec: spec, el: el };
+    });
+    this.buttons = data.buttons.map(function (spec, j) {
+      return { spec: spec, el: root.querySelector(".cm-button-" + j) };
+    });
+    var table = root.querySelector(".cm-frames-table");
+    this.table = table && (table.querySelector(".widget-html-content") || table);
+    this.img = root.querySelector("img.cm-frames-picture");
+    this.original = this.img ? this.img.src : null;
+    var self = this;
+    if (this.img) {
+      this.img.addEventListener("error", function () {
+        if (self.img.src !== self.original) console.error("static explorer " + key + ": no picture at " + self.img.src);
+      });
+    }
+    this.status = null;
+    this.images = {};
+    this.queue = [];
+    this.loading = 0;
+  }
+
+  Engine.prototype.check = function () {
+    // the page must show the default the frames were computed from (else they are stale)
+    var want = this.data.check.table, got = (this.table ? this.table.textContent : "").replace(/\s+/g, "");
+    if (!this.table || got !== want) {
+      throw new Error("stale frames: the page's table reads \"" + got.slice(0, 80) + "\", the frames' default \"" +
+                      want.slice(0, 80) + "\"");
+    }
+    if (!this.data.check.picture || !this.img) return Promise.resolve();
+    if (!(window.crypto && crypto.subtle)) return Promise.resolve();  // not a secure context: table only
+    var want_picture = this.data.check.picture;
+    return fetch(this.original).then(function (r) { return r.arrayBuffer(); })
+      .then(function (buf) { return crypto.subtle.digest("SHA-256", buf); })
+      .then(function (digest) {
+        var hex = Array.prototype.map.call(new Uint8Array(digest), function (b) {
+          return ("0" + b.toString(16)).slice(-2);
+        }).join("");
+        if (hex !== want_picture) throw new Error("stale frames: the page's picture is not the frames' default");
+      }, function () { /* a blob the page cannot read back (file://): the table decided */ });
+  };
+
+  // -- the controls, as the page shows them ----------------------------------------------------
+  Engine.prototype.read = function (c) {
+    var kind = c.spec.kind, el = c.el;
+    if (kind === "slider" || kind === "selection") {
+      var target = el.querySelector(".noUi-target");
+      var v = Number(target && target.noUiSlider ? target.noUiSlider.get() : NaN);
+      if (kind === "selection") return Math.round(v);
+      var values = c.spec.values, best = 0;
+      for (var k = 1; k < values.length; k++) if (Math.abs(values[k] - v) < Math.abs(values[best] - v)) best = k;
+      return best;
+    }
+    if (kind === "checkbox") return el.querySelector("input").checked ? 1 : 0;
+    if (kind === "toggle") return el.classList.contains("mod-active") ? 1 : 0;
+    if (kind === "select") return el.querySelector("select").selectedIndex;
+    return 0;
+  };
+
+  Engine.prototype.write = function (c, k) {
+    var kind = c.spec.kind, el = c.el;
+    if (this.read(c) === k && kind !== "slider") return;
+    if (kind === "slider" || kind === "selection") {
+      var target = el.querySelector(".noUi-target");
+      var value = kind === "slider" ? c.spec.values[k] : k;
+      if (target && target.noUiSlider && Number(target.noUiSlider.get()) !== value) target.noUiSlider.set(value);
+    } else if (kind === "checkbox") {
+      el.querySelector("input").click();
+    } else if (kind === "toggle") {
+      el.click();
+    } else if (kind === "select") {
+      var select = el.querySelector("select");
+      select.selectedIndex = k;
+      select.dispatchEvent(new Event("change", { bubbles: true }));
+    }
+  };
+
+  // each control's value index; -1 for a detached control the reader has not moved since
+  Engine.prototype.state = function () {
+    var self = this;
+    return this.controls.map(function (c) {
+      var k = self.read(c);
+      return c.detached && k === c.detachedAt ? -1 : k;
+    });
+  };
+
+  // A control another one retargeted (its options are not the page's): its readout says what the
+  // explorer shows, its handle stays, and it is dimmed until a frame puts it back.
+  Engine.prototype.detach = function (c, words) {
+    if (!c.detached) {
+      c.detached = true;
+      c.detachedAt = this.read(c);
+      c.el.classList.add("cm-detached");
+    }
+    var readout = c.el.querySelector(".widget-readout");
+    if (readout && words !== undefined) readout.textContent = words;
+    c.el.querySelectorAll(".noUi-handle").forEach(function (h) { if (words !== undefined) h.setAttribute("aria-valuetext", words); });
+  };
+
+  Engine.prototype.attach = function (c, k) {
+    c.detached = false;
+    c.el.classList.remove("cm-detached");
+    var target = c.el.querySelector(".noUi-target");
+    if (target && target.noUiSlider) {  // set even if unchanged: the widget writes its readout back
+      target.noUiSlider.set(c.spec.kind === "slider" ? c.spec.values[k] : k);
+    } else {
+      this.write(c, k);
+    }
+  };
+
+  // -- pictures: fetched ahead, nearest the current state first ----------------------------------
+  Engine.prototype.prefetch = function (state) {
+    var self = this, frames = this.data.frames, near = [];
+    this.controls.forEach(function (c, i) {
+      for (var d = 1; d <= 4; d++) {
+        [state[i] - d, state[i] + d].forEach(function (k) {
+          if (k < 0 || k >= c.spec.count) return;
+          var s = state.slice(); s[i] = k;
+          var f = frames[s.join(",")] || frames[self.defaults.map(function (v, j) { return j === i ? k : v; }).join(",")];
+          if (f && f[1]) near.push(f[1]);
+        });
+      }
+    });
+    if (!this.queued) {  // the first time: every picture of the explorer, after the near ones
+      this.queued = true;
+      Object.keys(frames).forEach(function (name) { if (frames[name][1]) self.queue.push(frames[name][1]); });
+    }
+    this.queue = near.concat(this.queue);
+    this.pump();
+  };
+
+  Engine.prototype.pump = function () {
+    var self = this;
+    while (this.loading < 6 && this.queue.length) {
+      var file = this.queue.shift();
+      if (this.images[file]) continue;
+      var im = new Image();
+      this.images[file] = im;
+      this.loading++;
+      im.onload = im.onerror = function () { self.loading--; self.pump(); };
+      im.src = this.base + file;
+    }
+  };
+
+  // a table's HTML from its token ids (a table listed as [-1, position, id, ...] differs from the first there)
+  Engine.prototype.tableHTML = function (n) {
+    var ids = this.data.tables[n], tokens = this.data.tokens;
+    if (ids.length && ids[0] === -1) {
+      var whole = this.data.tables[0].slice();
+      for (var i = 1; i < ids.length; i += 2) whole[ids[i]] = ids[i + 1];
+      ids = whole;
+    }
+    return ids.map(function (t) { return tokens[t]; }).join("");
+  };
+
+  // -- showing a frame ---------------------------------------------------------------------------
+  Engine.prototype.show = function (name, entry) {
+    var data = this.data, img = this.img, self = this;
+    if (this.table) {
+      this.table.innerHTML = this.tableHTML(entry[0]);
+    }
+    var done = Promise.resolve();
+    if (img) {
+      var file = entry[1];
+      if (!file) {
+        img.style.backgroundImage = "";
+        img.src = this.original;
+      } else {
+        var url = this.base + file;
+        img.style.backgroundImage = file.indexOf("full-") === 0 ? "" : 'url("' + this.original + '")';
+        this.fit();
+        img.src = url;
+      }
+      done = img.decode ? img.decode().catch(function () {}) : Promise.resolve();
+    }
+    var words = this.controls.map(function (c) {
+      var r = c.el.querySelector(".widget-readout");
+      return c.spec.label + " " + (r ? text(r) : (self.read(c) ? "on" : "off"));
+    }).filter(function (w, i) { return self.read(self.controls[i]) !== self.defaults[i]; });
+    window.__cmFramesAlt(this.root, words.length ? "picture at " + words.join(", ") : "picture at the default values");
+    window.__cmFramesLabel(this.root, false);
+    this.controls.forEach(function (c) {
+      if (c.spec.kind === "toggle") c.el.setAttribute("aria-pressed", c.el.classList.contains("mod-active") ? "true" : "false");
+    });
+    this.root.setAttribute("data-cm-frame", name);
+    done.then(function () {
+      self.root.setAttribute("data-cm-shown-at", String(performance.now()));
+    });
+  };
+
+  // the default picture under the overlay, placed as the image itself is (object-fit, object-position)
+  Engine.prototype.fit = function () {
+    var img = this.img, cs = getComputedStyle(img), fit = cs.objectFit;
+    if (fit === "scale-down") {
+      fit = img.naturalWidth > img.clientWidth || img.naturalHeight > img.clientHeight ? "contain" : "none";
+    }
+    img.style.backgroundSize = { contain: "contain", cover: "cover", none: "auto" }[fit] || "100% 100%";
+    img.style.backgroundPosition = cs.objectPosition || "50% 50%";
+    img.style.backgroundRepeat = "no-repeat";
+  };
+
+  Engine.prototype.say = function (labels) {
+    if (!this.status) {
+      var s = document.createElement("p");
+      s.className = "cm-frames-status";
+      s.setAttribute("role", "status");
+      s.setAttribute("aria-live", "polite");
+      // under the explorer's heading, across its whole width
+      var row = this.controls[0].el;
+      while (row.parentElement && row.parentElement !== this.root) row = row.parentElement;
+      this.root.insertBefore(s, row);
+      this.status = s;
+    }
+    this.status.textContent = labels.length
+      ? "Back to " + (labels.length > 1 ? "their defaults: " : "its default: ") + labels.join("; ") + "." + COMBINED
+      : "";
+    this.status.hidden = !labels.length;
+  };
+
+  Engine.prototype.flash = function (c) {
+    c.el.classList.remove("cm-reset");
+    void c.el.offsetWidth;  // restart the animation
+    c.el.classList.add("cm-reset");
+  };
+
+  // After any move: the frame for what the controls now say, or (not computed) the moved control's
+  // frame with the others set back to their defaults.
+  Engine.prototype.sync = function () {
+    this.pending = false;
+    if (this.applying) return;
+    var state = this.state(), name = state.join(","), frames = this.data.frames, last = this.current;
+    if (name === last.join(",")) return;
+    var moved = -1;
+    for (var i = 0; i < state.length; i++) if (state[i] !== last[i]) { moved = i; }
+    var entry = frames[name], reset = [];
+    if (!entry) {
+      var want = this.defaults.slice();
+      if (moved >= 0) want[moved] = state[moved];
+      name = want.join(",");
+      entry = frames[name];
+      if (!entry) {
+        console.error("static explorer " + this.key + ": no frame for state " + name);
+        return;
+      }
+      var self = this;
+      this.controls.forEach(function (c, j) {
+        if (j !== moved && state[j] !== -1 && state[j] !== want[j]) { reset.push(c.spec.label); self.flash(c); }
+      });
+    }
+    this.apply(entry, name);
+    var target = this.current;
+    this.show(name, entry);
+    // the note stays while the reader moves the control that caused it, and goes at the defaults
+    if (reset.length || target.join(",") === this.defaults.join(",")) this.say(reset);
+    this.prefetch(target);
+  };
+
+  // Put the controls where the frame says (detached ones show the frame's readout instead).
+  Engine.prototype.apply = function (entry, name) {
+    var target = (entry[2] || name).split(",").map(Number), readouts = entry[3] || {};
+    this.applying = true;
+    try {
+      for (var j = 0; j < this.controls.length; j++) {
+        var c = this.controls[j];
+        if (target[j] === -1) this.detach(c, readouts[j]);
+        else if (c.detached) this.attach(c, target[j]);
+        else this.write(c, target[j]);
+      }
+    } finally {
+      this.applying = false;
+    }
+    this.current = target;
+  };
+
+  Engine.prototype.schedule = function () {
+    if (this.applying || this.pending) return;
+    this.pending = true;
+    var self = this;
+    Promise.resolve().then(function () { self.sync(); });
+  };
+
+  Engine.prototype.listen = function () {
+    var self = this, poke = function () { self.schedule(); };
+    this.controls.forEach(function (c) {
+      var target = c.el.querySelector(".noUi-target");
+      if (target && target.noUiSlider) target.noUiSlider.on("update.cmframes", poke);
+      c.el.addEventListener("change", poke);
+      c.el.addEventListener("click", poke);
+      c.el.addEventListener("keyup", poke);
+    });
+    this.buttons.forEach(function (b) {
+      if (!b.el) return;
+      b.el.addEventListener("click", function () {
+        var entry = self.data.frames[b.spec.frame];
+        if (!entry) return;
+        self.apply(entry, b.spec.frame);
+        self.show(b.spec.frame, entry);
+        self.say([]);
+        self.prefetch(self.current);
+      });
+    });
+  };
+
+  window.__cmFramesStart = function (root, key, base, data) {
+    var engine = new Engine(root, key, base, data);
+    return engine.check().then(function () {
+      root.__cmEngine = engine;
+      engine.current = engine.defaults.slice();
+      root.setAttribute("data-cm-frame", data["default"]);
+      engine.listen();
+      root.setAttribute("data-cm-frames", "ready");
+      engine.prefetch(engine.defaults);
+      engine.sync();  // a control moved while the frames were loading
+    });
+  };
+})();

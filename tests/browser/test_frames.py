@@ -1,0 +1,362 @@
+"""Explorers move on the static site: every control of every explorer, moved once with the keyboard
+on a page served with no kernel, swaps in its frame (clustermath/views/frames.py, written while the
+book builds; book/static/static-frames.js shows them).
+
+For each chapter page, each explorer whose frames were built, each control in turn: focus it, press
+a key (an arrow on a slider, Space on a checkbox or toggle), and require
+
+* the picture and the table to change, to what the frames' index says for the new state (so a
+  frame that is missing, or frames that do not belong to the page, fail), and the picture on
+  screen to be that frame's pixels (default picture plus overlay, where shown at natural size);
+* the control moved before it to be back at its default, with the one-line note saying that
+  combined settings need a live kernel (unless the explorer carries its whole grid);
+* the frame within the latency budget: the median move under 100 ms from key press to decoded
+  picture (the first move of an explorer, which loads its frames, is reported apart).
+
+A drill serves a chapter with an explorer's index missing, with a stale index (another default
+table), and with a frame's picture missing, and requires each to be reported.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import statistics
+from urllib.parse import unquote
+
+import numpy as np
+import pytest
+from PIL import Image
+
+import browsing
+from test_pages import WIDGET_PAGES, console_problems, static_explorer_problems
+
+BUDGET_MS = 100.0
+LATENCY: dict[str, list[float]] = {"first": [], "later": []}
+
+# keydown time (capture phase, before the slider sees it), read back after the swap
+KEY_CLOCK = """() => {
+  if (window.__cmKeyClock) return;
+  window.__cmKeyClock = true;
+  document.addEventListener('keydown', () => { window.__cmKeyAt = performance.now(); }, true);
+}"""
+
+EXPLORERS_JS = """() => [...document.querySelectorAll('.jupyter-widgets.cm-frames')].map(root => {
+  const key = [...root.classList].find(c => c.startsWith('cm-frames-') && c !== 'cm-frames-table'
+                                            && c !== 'cm-frames-picture').slice('cm-frames-'.length);
+  return {key, controls: root.querySelectorAll('[class*="cm-control-"]').length,
+          title: (root.querySelector('.widget-html b') || root).textContent.trim().slice(0, 60)};
+})"""
+
+# what the explorer shows now, and what its index says it should show for that state
+SHOWN_JS = """(key) => {
+  const root = document.querySelector('.cm-frames-' + key);
+  const data = (window.__cmFramesData || {})[key];
+  const engine = root.__cmEngine;
+  const img = root.querySelector('img.cm-frames-picture');
+  const table = root.querySelector('.cm-frames-table');
+  const out = {status: root.getAttribute('data-cm-frames'), frame: root.getAttribute('data-cm-frame'),
+               shownAt: Number(root.getAttribute('data-cm-shown-at') || 0), keyAt: window.__cmKeyAt || 0,
+               src: img ? img.src : null, background: img ? img.style.backgroundImage : null,
+               table: null,
+               note: ((root.querySelector('.cm-frames-status') || {}).textContent || '').trim(),
+               noteShown: !!root.querySelector('.cm-frames-status:not([hidden])'),
+               natural: img ? [img.naturalWidth, img.clientWidth] : null};
+  if (engine && data) {
+    out.state = engine.state();
+    out.defaults = engine.defaults;
+    out.grid = data.grid;
+    const entry = data.frames[out.frame];
+    if (entry) {
+      // the table as the page's parser writes it back
+      const t = document.createElement('div');
+      t.innerHTML = engine.tableHTML(entry[0]);
+      const content = table.querySelector('.widget-html-content');
+      out.table = content ? content.innerHTML : table.innerHTML;
+      out.expectTable = t.innerHTML;
+      out.defaultTable = data.frames[data['default']][0];
+      out.tableId = entry[0];
+      out.expectFile = entry[1];
+      out.expectState = (entry[2] || out.frame);
+      out.readouts = entry[3] || {};
+      out.detached = {};
+      root.querySelectorAll('.cm-detached').forEach(el => {
+        const i = [...el.classList].find(c => /^cm-control-\\d+$/.test(c)).slice('cm-control-'.length);
+        out.detached[i] = (el.querySelector('.widget-readout') || el).textContent.trim();
+      });
+    }
+    out.original = engine.original;
+  }
+  return out;
+}"""
+
+FOCUS_JS = """([key, i]) => {
+  const root = document.querySelector('.cm-frames-' + key);
+  const el = root.querySelector('.cm-control-' + i);
+  const target = el.querySelector('.noUi-handle') || el.querySelector('input, select') || el;
+  target.scrollIntoView({block: 'center'});
+  target.focus();
+  const data = (window.__cmFramesData || {})[key];
+  return document.activeElement === target;
+}"""
+
+BLOB_JS = """async (url) => {
+  const buf = await (await fetch(url)).arrayBuffer();
+  let s = '';
+  new Uint8Array(buf).forEach(b => { s += String.fromCharCode(b); });
+  return btoa(s);
+}"""
+
+
+def key_for(kind: str, index: int, count: int) -> str:
+    if kind in ("checkbox", "toggle"):
+        return "Space"
+    if kind == "select":
+        return "ArrowDown" if index + 1 < count else "ArrowUp"
+    return "ArrowRight" if index + 1 < count else "ArrowLeft"
+
+
+def wait_ready(page, key: str) -> None:
+    page.wait_for_function(
+        "(key) => { const r = document.querySelector('.cm-frames-' + key);"
+        " return r && ['ready', 'failed'].includes(r.getAttribute('data-cm-frames')); }",
+        arg=key, timeout=browsing.TIMEOUT_MS)
+
+
+# Put another picture in the explorer's image (same box, same place on the page, so the browser scales
+# and places it exactly as it does the frame), or put the frame back.
+SWAP_JS = """async ([key, url]) => {
+  const img = document.querySelector('.cm-frames-' + key + ' img.cm-frames-picture');
+  if (url) {
+    img.__kept = [img.src, img.style.backgroundImage];
+    img.style.backgroundImage = '';
+    img.src = url;
+  } else {
+    [img.src, img.style.backgroundImage] = img.__kept;
+  }
+  await img.decode();
+}"""
+
+
+def shot(page, key: str) -> np.ndarray:
+    data = page.locator(f".cm-frames-{key} img.cm-frames-picture").screenshot()
+    return np.asarray(Image.open(io.BytesIO(data)).convert("RGB")).astype(int)
+
+
+def picture_is_frame(page, key: str, truth: np.ndarray) -> float:
+    """Share of the picture's pixels on screen that differ from the frame's (drawn in the same place)."""
+    page.locator(f".cm-frames-{key} img.cm-frames-picture").scroll_into_view_if_needed()
+    shown = shot(page, key)
+    out = io.BytesIO()
+    Image.fromarray(truth.astype(np.uint8)).save(out, format="png")
+    page.evaluate(SWAP_JS, [key, "data:image/png;base64," + base64.b64encode(out.getvalue()).decode()])
+    try:
+        reference = shot(page, key)
+    finally:
+        page.evaluate(SWAP_JS, [key, None])
+    if shown.shape != reference.shape:
+        return 1.0
+    return float((np.abs(shown - reference).max(axis=2) > 8).mean())
+
+
+def frame_pixels(page, key: str, shown: dict) -> np.ndarray:
+    """The frame as the build wrote it: the page's default picture, the overlay laid over it."""
+    base = np.asarray(Image.open(io.BytesIO(base64.b64decode(page.evaluate(BLOB_JS, shown["original"]))))
+                      .convert("RGBA")).astype(float)
+    if not shown["expectFile"]:
+        return base[..., :3].astype(int)
+    path = browsing.HTML_DIR / "_frames" / unquote(shown["src"].split("/_frames/", 1)[1])
+    assert path.name == shown["expectFile"], path
+    layer = np.asarray(Image.open(path).convert("RGBA")).astype(float)
+    alpha = layer[..., 3:4] / 255
+    return np.rint(layer[..., :3] * alpha + base[..., :3] * (1 - alpha)).astype(int)
+
+
+def move_every_control(page) -> list[str]:
+    """Move each control of each framed explorer once; return what went wrong."""
+    bad = []
+    page.evaluate(KEY_CLOCK)
+    for explorer in page.evaluate(EXPLORERS_JS):
+        key, where = explorer["key"], explorer["title"]
+        if not explorer["controls"]:
+            bad.append(f"{where}: no control carries its cm-control class")
+            continue
+        first = True
+        for i in range(explorer["controls"]):
+            if not page.evaluate(FOCUS_JS, [key, i]):
+                bad.append(f"{where}: control {i} cannot take the keyboard's focus")
+                continue
+            wait_ready(page, key)
+            before = page.evaluate(SHOWN_JS, key)
+            if before["status"] != "ready":
+                bad.append(f"{where}: frames not ready ({before['status']})")
+                break
+            spec = page.evaluate(f"(k) => window.__cmFramesData[k].controls[{i}]", key)
+            if spec.get("disabled") or spec["count"] < 2:
+                continue  # switched off in the explorer itself (or nothing to move to), live as here
+            press = key_for(spec["kind"], before["state"][i], spec["count"])
+            page.keyboard.press(press)
+            try:
+                page.wait_for_function(
+                    "([key, t]) => { const r = document.querySelector('.cm-frames-' + key);"
+                    " return Number(r.getAttribute('data-cm-shown-at') || 0) > t; }",
+                    arg=[key, before["shownAt"]], timeout=5000)
+            except Exception:
+                bad.append(f"{where}: {spec['label']!r}: {press} showed no new frame within 5 s")
+                continue
+            after = page.evaluate(SHOWN_JS, key)
+            ms = after["shownAt"] - after["keyAt"]
+            LATENCY["first" if first else "later"].append(ms)
+            first = False
+            what = f"{where}: {spec['label']!r} ({press})"
+            if after["state"][i] == before["state"][i]:
+                bad.append(f"{what}: the control did not move")
+            if "expectTable" not in after:
+                bad.append(f"{what}: no frame {after['frame']} in the index")
+                continue
+            want = after["expectFile"]
+            if after["src"] is not None and not want:
+                bad.append(f"{what}: the frame's picture is the default picture")
+            if after["src"] is not None and (after["src"], after["background"]) == (before["src"], before["background"]) \
+                    and before.get("expectFile") != want:
+                bad.append(f"{what}: the picture did not change")
+            if after["table"] != after["expectTable"]:
+                bad.append(f"{what}: the table is not the frame's: {after['table'][:60]!r}")
+            elif after["table"] == before["table"] and after["tableId"] != before["tableId"]:
+                bad.append(f"{what}: the table did not change")
+            if (want and not after["src"].endswith("/" + want)) or (not want and after["src"] != after["original"]):
+                bad.append(f"{what}: the picture is not the frame's ({after['src'][-40:]})")
+            if ",".join(map(str, after["state"])) != after["expectState"]:
+                bad.append(f"{what}: the controls read {after['state']}, the frame is {after['expectState']}")
+            for j, words in after["readouts"].items():  # controls this one retargeted show the frame's words
+                if after["detached"].get(j) != words:
+                    bad.append(f"{what}: control {j} reads {after['detached'].get(j)!r}, the frame {words!r}")
+            if not after["grid"] and i > 0:
+                others = [j for j in range(len(after["state"])) if j != i and after["state"][j] != after["defaults"][j]]
+                expected_others = [j for j, k in enumerate(after["expectState"].split(","))
+                                   if j != i and int(k) != after["defaults"][j]]
+                if others != expected_others:
+                    bad.append(f"{what}: other controls not back at their defaults: {others}")
+                if before["state"][i - 1] != after["defaults"][i - 1] and not (
+                        after["noteShown"] and "live kernel" in after["note"]):
+                    bad.append(f"{what}: the previous control went back to its default without the note")
+            if want:
+                off = picture_is_frame(page, key, frame_pixels(page, key, after))
+                if off > 0.001:
+                    bad.append(f"{what}: {off:.1%} of the picture's pixels on screen are not the frame's")
+    return bad
+
+
+@pytest.fixture(scope="module")
+def browser_and_base():
+    if not (browsing.HTML_DIR / "index.html").is_file():
+        pytest.skip(f"the book is not built ({browsing.HTML_DIR} has no index.html)")
+    with browsing.serve() as base, browsing.chromium() as browser:
+        yield browser, base
+
+
+@pytest.mark.parametrize("page_rel", WIDGET_PAGES)
+def test_every_control_moves_its_explorer(browser_and_base, page_rel):
+    browser, base = browser_and_base
+    context = browsing.new_context(browser)
+    try:
+        page, visit = browsing.open_page(context, base, page_rel)
+        bad = move_every_control(page)
+        framed = page.evaluate("() => document.querySelectorAll('.jupyter-widgets.cm-frames').length")
+        explorers = page.evaluate("() => document.querySelectorAll('.cm-explorer').length")
+        page.close()
+    finally:
+        context.close()
+    bad += console_problems(visit)
+    assert framed and framed >= explorers, f"{page_rel}: {framed} of {explorers} explorers have frames"
+    assert not bad, f"{page_rel}:" + "".join(f"\n  {b}" for b in bad[:12])
+
+
+def latency_report() -> str:
+    later, first = LATENCY["later"], LATENCY["first"] or [0.0]
+    p95 = sorted(later)[int(0.95 * (len(later) - 1))]
+    return (f"frame shown after a key press: median {statistics.median(later):.1f} ms, p95 {p95:.1f} ms, "
+            f"max {max(later):.1f} ms over {len(later)} moves; an explorer's first move (loading its frames): "
+            f"median {statistics.median(first):.1f} ms, max {max(first):.1f} ms over {len(first)} explorers")
+
+
+def test_moves_are_quick():
+    """Key press to decoded picture, on the pages moved above (their order puts this test last)."""
+    if not LATENCY["later"]:
+        pytest.skip("no explorer was moved")
+    print("\n" + latency_report())
+    assert statistics.median(LATENCY["later"]) < BUDGET_MS
+
+
+# -- the drill: a missing or stale set of frames is reported -------------------------------------------
+
+DRILL_PAGE = "notebooks/03_where_the_traffic_lands.html"
+
+
+def drill(browser, base, route) -> tuple[list[str], dict]:
+    context = browsing.new_context(browser)
+    try:
+        page = context.new_page()
+        console: list[str] = []
+        page.on("console", lambda m: console.append(m.text) if m.type == "error" else None)
+        page.route("**/_frames/**", route)
+        page.goto(base + DRILL_PAGE, wait_until="load")
+        visit = browsing.Visit(DRILL_PAGE, "desktop")
+        browsing.settle(page, visit)
+        key = page.evaluate(EXPLORERS_JS)[0]["key"]
+        page.evaluate(FOCUS_JS, [key, 0])
+        wait_ready(page, key)
+        page.keyboard.press("ArrowRight")
+        page.wait_for_timeout(500)
+        visit.dom = page.evaluate(browsing.MEASURE_JS)
+        visit.console = console
+        page.close()
+    finally:
+        context.close()
+    return console, visit
+
+
+def test_drill_missing_index(browser_and_base):
+    browser, base = browser_and_base
+
+    def route(r):
+        if r.request.url.endswith("/index.js"):
+            r.fulfill(status=404, body="")
+        else:
+            r.continue_()
+
+    console, visit = drill(browser, base, route)
+    assert any("could not load" in c for c in console), console
+    assert any("did not load" in p for p in static_explorer_problems(visit)), static_explorer_problems(visit)
+
+
+def test_drill_stale_index(browser_and_base):
+    browser, base = browser_and_base
+
+    def route(r):
+        if r.request.url.endswith("/index.js"):
+            text = r.fetch().text()
+            head, body = text.split(",", 1)
+            data = json.loads(body[: body.rindex(")")])
+            data["check"]["table"] = "another explorer's default"
+            r.fulfill(status=200, content_type="text/javascript", body=f"{head},{json.dumps(data)});")
+        else:
+            r.continue_()
+
+    console, visit = drill(browser, base, route)
+    assert any("stale frames" in c for c in console), console
+    assert any("did not load" in p for p in static_explorer_problems(visit))
+
+
+def test_drill_missing_picture(browser_and_base):
+    browser, base = browser_and_base
+
+    def route(r):
+        if r.request.url.endswith((".webp", ".png")):
+            r.fulfill(status=404, body="")
+        else:
+            r.continue_()
+
+    console, _ = drill(browser, base, route)
+    assert any("no picture at" in c for c in console), console
