@@ -37,7 +37,6 @@ from __future__ import annotations
 import argparse
 import ast
 import copy
-import copyreg
 import dataclasses
 import decimal
 import importlib
@@ -53,7 +52,6 @@ import signal
 import sys
 import textwrap
 import time
-import types
 from pathlib import Path
 from typing import Any
 
@@ -99,10 +97,9 @@ def public_callable(module: Any, mangled: str) -> tuple[Any, str | None]:
 
 RECORDER = '''
 """pytest plugin written by tools/mutants/equivalence.py: records the calls reaching listed functions."""
-import copy, copyreg, importlib, json, os, pickle, types
+import copy, importlib, json, os, pickle
 
-# frozen records hold their mappings as MappingProxyType, which neither copy nor pickle takes by default
-copyreg.pickle(types.MappingProxyType, lambda m: (types.MappingProxyType, (dict(m),)))
+import _equiv_support  # noqa: F401  (lets pickle take the mapping proxies of frozen records)
 
 _TARGETS = json.loads(os.environ["EQUIV_TARGETS"])
 _OUT = os.environ["EQUIV_OUT"]
@@ -134,6 +131,20 @@ def pytest_configure(config):
 def pytest_unconfigure(config):
     with open(_OUT, "wb") as fh:
         pickle.dump({k: list(v) for k, v in _SEEN.items()}, fh)
+'''
+
+
+SUPPORT = '''
+"""Written by tools/mutants/equivalence.py: pickling for the mapping proxies frozen records hold."""
+import copyreg
+import types
+
+
+def mappingproxy(items):
+    return types.MappingProxyType(items)
+
+
+copyreg.pickle(types.MappingProxyType, lambda m: (mappingproxy, (dict(m),)))
 '''
 
 
@@ -341,7 +352,7 @@ def compare(mutants: list[str], recorded: dict[str, list[bytes]]) -> dict[str, d
     """Each mutant's verdict: ``{"inputs": n, "differs": None or {call, original, mutant}}``."""
     from mutmut.mutation.trampoline import set_mutant_under_test
 
-    copyreg.pickle(types.MappingProxyType, lambda m: (types.MappingProxyType, (dict(m),)))
+    import _equiv_support  # noqa: F401  (written beside the mutants by the record step)
 
     signal.signal(signal.SIGALRM, _alarm)
     try:
@@ -435,6 +446,7 @@ def main() -> int:
     if args.cmd == "record":
         plugin = work / "mutants" / "_equiv_recorder.py"
         plugin.write_text(RECORDER)
+        (work / "mutants" / "_equiv_support.py").write_text(SUPPORT)
         env = dict(os.environ, EQUIV_TARGETS=args.targets, EQUIV_OUT=str(Path(args.out).resolve()),
                    EQUIV_MAX=str(MAX_RECORDED), PYTHONPATH=f"{work / 'mutants' / 'src'}{os.pathsep}{work / 'mutants'}",
                    MUTANT_UNDER_TEST="")
@@ -448,6 +460,7 @@ def main() -> int:
             return done.returncode
         return 0
     sys.path.insert(0, str(work / "mutants" / "src"))
+    sys.path.insert(0, str(work / "mutants"))
     os.chdir(work / "mutants")
     recorded = pickle.loads(Path(args.inputs).read_bytes())
     verdicts = compare(json.loads(args.mutants), recorded)
