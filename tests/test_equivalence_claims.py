@@ -362,3 +362,10 @@ def test_saturated_follows_a_chain_in_any_field_order():
 
     assert saturated(Backwards(True, 3, 65_535)) == {"raw": (), "share": ("raw",), "verdict": ("raw",)}
     assert saturated(Backwards(True, 3, 7)) == {}
+
+
+@pytest.mark.parametrize("u", [-1.0, -1e-300, 1.0, 2.0, math.nan, math.inf])
+def test_u_plus_log1m_takes_only_the_unit_interval(u):
+    from clustermath.reliability.interruptions import _u_plus_log1m
+    with pytest.raises(ValueError, match=r"^u must be a number in \[0, 1\), got "):
+        _u_plus_log1m(u)

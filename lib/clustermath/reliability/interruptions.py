@@ -336,6 +336,8 @@ def _u_plus_log1m(u: float) -> float:
     is below 1e-40 of the first, far under a double's precision. Above, the direct form loses
     nothing.
     """
+    if not 0.0 <= u < 1.0:
+        raise ValueError(f"u must be a number in [0, 1), got {u!r}")
     if u > 0.1:
         return u + math.log1p(-u)
     total, power = 0.0, u
