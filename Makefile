@@ -46,7 +46,7 @@ BOOK_ARGS := --config _build/$(EDITION)/_config.yml --toc _build/$(EDITION)/_toc
 endif
 
 book: $(STAMP)
-	$(if $(BOOK_ARGS),$(BIN)/python tools/edition.py $(EDITION) _build/$(EDITION))
+	$(if $(BOOK_ARGS),$(BIN)/python tools/edition.py $(EDITION) _build/$(EDITION) $(if $(REUSE),--reuse))
 	$(BIN)/jupyter-book build . --all $(BOOK_ARGS) $(BOOK_FLAGS)
 	@echo ""
 	@echo "The book is at: file://$(CURDIR)/$(BOOK_HTML)/index.html"
@@ -54,6 +54,11 @@ book: $(STAMP)
 # The live-kernel check (about 1 min 45 s with its environment on a quiet two-core machine) runs last;
 # LIVE=0 leaves it out of a quick local run.
 test: $(STAMP) unit nbval build-check browser-check student-check pdf actionlint exercises-check $(if $(filter 0,$(LIVE)),,live-kernel)
+
+# Within make test the notebooks run once: build-check executes them into a fresh jupyter-cache
+# (_build/.jupyter_cache, emptied with _build) and computes the explorers' frames; student-check
+# and pdf take both from there (tools/edition.py --reuse). Run alone, every build executes afresh.
+test: REUSE := 1
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest -q tests --ignore=tests/built_html --ignore=tests/browser
@@ -63,7 +68,8 @@ nbval: $(STAMP)
 
 build-check: $(STAMP)
 	rm -rf _build
-	$(BIN)/jupyter-book build . --all -W --keep-going
+	$(if $(REUSE),$(BIN)/python tools/edition.py full _build/full --reuse)
+	$(BIN)/jupyter-book build . --all -W --keep-going $(if $(REUSE),--config _build/full/_config.yml)
 	$(BIN)/python -m pytest -q tests/built_html
 
 # The student edition, after build-check and browser-check (its test compares it with _build/html):
@@ -72,7 +78,7 @@ build-check: $(STAMP)
 STUDENT_HTML := _build/student/_build/html
 student-check: $(STAMP)
 	rm -rf _build/student
-	$(MAKE) --no-print-directory book EDITION=student BOOK_FLAGS="-W --keep-going"
+	$(MAKE) --no-print-directory book EDITION=student BOOK_FLAGS="-W --keep-going" REUSE=$(REUSE)
 	BOOK_HTML_DIR=$(STUDENT_HTML) $(BIN)/python -m pytest -q tests/built_html -p no:cacheprovider
 	BOOK_HTML_DIR=$(STUDENT_HTML) BOOK_TOC=_build/student/_toc.yml $(BIN)/python -m pytest -q \
 	  tests/browser/test_pages.py tests/browser/test_links.py -p no:cacheprovider -rxXf
@@ -190,7 +196,7 @@ screenshots: $(STAMP)
 
 pdf: $(STAMP)
 	rm -rf _build/singlehtml _build/pdf
-	$(BIN)/python tools/pdf.py --config _build/pdf/_config.yml
+	$(BIN)/python tools/pdf.py --config _build/pdf/_config.yml $(if $(REUSE),--reuse)
 	$(BIN)/jupyter-book build . --builder singlehtml --config _build/pdf/_config.yml
 	$(BIN)/python tools/pdf.py _build/singlehtml/index.html _build/pdf/book.pdf
 	$(BIN)/python -m pytest -q tests/browser/test_pdf.py -p no:cacheprovider

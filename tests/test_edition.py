@@ -86,6 +86,36 @@ def test_pdf_config_is_valid_from_its_own_folder(tmp_path):
     assert config["latex"]["use_jupyterbook_latex"] is False
 
 
+def test_a_reusing_build_takes_executions_and_frames_from_the_run(tmp_path):
+    """make test executes every notebook once: the full build fills the cache (and computes the
+    frames), the student edition and the PDF read both; alone, each build executes afresh."""
+    cache = str((REPO / "_build" / ".jupyter_cache").resolve())
+    frames = str((REPO / "_build" / "html" / "_frames").resolve())
+    plain = yaml.safe_load(edition.write("student", tmp_path / "plain")[0].read_text(encoding="utf-8"))
+    assert plain["execute"]["execute_notebooks"] == "force" and "cache" not in plain["execute"]
+    assert "static_frames_from" not in plain["sphinx"]["config"]
+    student = yaml.safe_load(edition.write("student", tmp_path / "s", reuse_run=True)[0].read_text(encoding="utf-8"))
+    assert student["execute"]["execute_notebooks"] == "cache" and student["execute"]["cache"] == cache
+    assert student["sphinx"]["config"]["static_frames_from"] == frames
+    full_config, full_toc = edition.write("full", tmp_path / "f", reuse_run=True)
+    full = yaml.safe_load(full_config.read_text(encoding="utf-8"))
+    assert full["execute"] == {**plain["execute"], "execute_notebooks": "cache", "cache": cache}
+    assert "static_frames_from" not in full.get("sphinx", {}).get("config", {}), "the full build computes them"
+    assert "book_edition" not in full.get("sphinx", {}).get("config", {})
+    assert yaml.safe_load(full_toc.read_text(encoding="utf-8")) == \
+        yaml.safe_load((REPO / "_toc.yml").read_text(encoding="utf-8"))
+    assert edition.main(["student", str(tmp_path / "cli"), "--reuse"]) == 0
+    assert "static_frames_from" in (tmp_path / "cli" / "_config.yml").read_text(encoding="utf-8")
+
+
+def test_make_test_alone_reuses_the_run(tmp_path):
+    makefile = (REPO / "Makefile").read_text(encoding="utf-8")
+    assert "\ntest: REUSE := 1\n" in makefile
+    for target in ("build-check", "student-check", "pdf"):
+        recipe = makefile.split(f"\n{target}: ", 1)[1].split("\n\n", 1)[0]
+        assert "$(REUSE)" in recipe, target
+
+
 def test_unknown_edition_is_refused(capsys):
     assert edition.main(["teacher", "x"]) == 2
     assert "one of full, student" in capsys.readouterr().err

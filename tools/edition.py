@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The configuration of a derived build of the book: the student edition and the PDF.
 
-Usage: python tools/edition.py student _build/student
+Usage: python tools/edition.py student _build/student [--reuse]
        writes _build/student/_config.yml and _build/student/_toc.yml; then
        jupyter-book build . --all --config _build/student/_config.yml \\
            --toc _build/student/_toc.yml --path-output _build/student
@@ -14,6 +14,14 @@ away. It leaves out the Solutions part and the page for instructors, and
 ``book/_ext/edition_links.py`` removes every paragraph that links to them. The
 exercise pages are the student copies in ``exercises/``, which hold no
 solution and no hidden test (``tools/exercises.py``).
+
+``--reuse`` (``make test`` passes it) makes a build reuse what an earlier build of
+the same run computed instead of doing it again: each notebook's execution, through
+the jupyter-cache in ``_build/.jupyter_cache`` that ``make build-check`` fills, and
+the explorers' frames in ``_build/html/_frames``. ``full --reuse`` is the config
+``make build-check`` itself uses then: the whole book, executing into that (fresh)
+cache. Without ``--reuse`` a build executes every notebook afresh, as
+``_config.yml`` says, so a changed model can never leave old numbers in it.
 
 A build whose config lives outside the repository's root needs one change to
 _config.yml besides its own: Jupyter Book resolves the paths of
@@ -77,29 +85,53 @@ def edition_toc(edition: str, repo: Path = REPO) -> dict:
     return out
 
 
+EXECUTION_CACHE = Path("_build") / ".jupyter_cache"
+FRAMES = Path("_build") / "html" / "_frames"
+
+
+def reuse(config: dict, repo: Path = REPO, *, frames: bool = True) -> dict:
+    """``config`` changed to take each notebook's execution from the shared jupyter-cache (and,
+    with ``frames``, the explorers' frames from the full build) instead of computing them."""
+    execute = config.setdefault("execute", {})
+    execute["execute_notebooks"] = "cache"
+    execute["cache"] = str((repo / EXECUTION_CACHE).resolve())
+    if frames:
+        config.setdefault("sphinx", {}).setdefault("config", {})["static_frames_from"] = str((repo / FRAMES).resolve())
+    return config
+
+
 def edition_config(edition: str, repo: Path = REPO) -> dict:
     config = derived_config(repo)
+    if edition == "full":
+        return config
     settings = config.setdefault("sphinx", {}).setdefault("config", {})
     settings["book_edition"] = edition
     settings["book_edition_leaves_out"] = list(EDITIONS[edition])
     return config
 
 
-def write(edition: str, folder: Path, repo: Path = REPO) -> tuple[Path, Path]:
+def write(edition: str, folder: Path, repo: Path = REPO, *, reuse_run: bool = False) -> tuple[Path, Path]:
     folder.mkdir(parents=True, exist_ok=True)
     config, toc = folder / "_config.yml", folder / "_toc.yml"
-    config.write_text(yaml.safe_dump(edition_config(edition, repo), sort_keys=False), encoding="utf-8")
-    toc.write_text(yaml.safe_dump(edition_toc(edition, repo), sort_keys=False), encoding="utf-8")
+    settings = edition_config(edition, repo)
+    if reuse_run:  # the full build fills the cache and computes the frames; the others reuse both
+        settings = reuse(settings, repo, frames=edition != "full")
+    config.write_text(yaml.safe_dump(settings, sort_keys=False), encoding="utf-8")
+    contents = yaml.safe_load((repo / "_toc.yml").read_text(encoding="utf-8")) if edition == "full" \
+        else edition_toc(edition, repo)
+    toc.write_text(yaml.safe_dump(contents, sort_keys=False), encoding="utf-8")
     return config, toc
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 2 or argv[0] not in EDITIONS:
+    reuse_run = "--reuse" in argv
+    argv = [a for a in argv if a != "--reuse"]
+    if len(argv) != 2 or argv[0] not in ("full", *EDITIONS):
         known = ", ".join(["full", *EDITIONS])
-        print(f"usage: python tools/edition.py EDITION FOLDER  (EDITION: one of {known}; "
+        print(f"usage: python tools/edition.py EDITION FOLDER [--reuse]  (EDITION: one of {known}; "
               f"full is _config.yml itself){'' if not argv else f', got {argv[0]!r}'}", file=sys.stderr)
         return 2
-    config, toc = write(argv[0], Path(argv[1]))
+    config, toc = write(argv[0], Path(argv[1]), reuse_run=reuse_run)
     print(f"{argv[0]} edition: wrote {config} and {toc}")
     return 0
 

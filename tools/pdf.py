@@ -51,14 +51,17 @@ PRINT_CSS = """
 """
 
 
-def write_config(path: Path) -> None:
+def write_config(path: Path, reuse_run: bool = False) -> None:
     """_config.yml for the single-page build, written under _build/pdf/: the local extensions'
-    paths are absolute, since Jupyter Book resolves them against the config's own folder."""
+    paths are absolute, since Jupyter Book resolves them against the config's own folder. With
+    ``reuse_run`` (``make test``) the notebooks' outputs come from the run's jupyter-cache."""
     import yaml
 
-    from edition import derived_config
+    from edition import derived_config, reuse
 
     config = derived_config(REPO)
+    if reuse_run:
+        config = reuse(config, REPO, frames=False)
     config.setdefault("latex", {})["use_jupyterbook_latex"] = False
     sphinx = config.setdefault("sphinx", {})
     sphinx.setdefault("local_extensions", {})["pdf_singlehtml"] = str(REPO / "tools")
@@ -115,8 +118,8 @@ def print_page(singlehtml: Path) -> Path:
 
 
 def main() -> int:
-    if len(sys.argv) == 3 and sys.argv[1] == "--config":
-        write_config(Path(sys.argv[2]))
+    if len(sys.argv) in (3, 4) and sys.argv[1] == "--config":
+        write_config(Path(sys.argv[2]), reuse_run=sys.argv[3:] == ["--reuse"])
         return 0
     if len(sys.argv) != 3:
         print(__doc__.split("\n\n")[1], file=sys.stderr)

@@ -9,6 +9,11 @@ explorer displayed there writes its frames into that folder
 frames are; pages with none get no tag. At the end of the build the frames'
 size and the time spent computing them are logged, per chapter.
 
+A build that reuses an earlier build's executions (``make test``'s student edition,
+through ``tools/edition.py --reuse``) sets ``static_frames_from`` to that build's
+frames folder: each chapter's frames are then copied from there, since no kernel
+runs to compute them, and the kernel is not asked to write any.
+
 Only the ``html`` builder gets frames (the PDF's single-page build does not:
 paper shows the default picture), and a chapter's old frames are removed
 before it runs again, so frames never outlive the explorer that wrote them.
@@ -43,6 +48,12 @@ def _source_read(app: Any, docname: str, source: list[str]) -> None:
         return
     folder = _root(app) / docname
     shutil.rmtree(folder, ignore_errors=True)
+    earlier = app.config.static_frames_from
+    if earlier:
+        os.environ.pop(ENV, None)
+        if (Path(earlier) / docname).is_dir():
+            shutil.copytree(Path(earlier) / docname, folder)
+        return
     os.environ[ENV] = str(folder)
 
 
@@ -77,6 +88,7 @@ def _build_finished(app: Any, exception: Exception | None) -> None:
 
 
 def setup(app: Any) -> dict:
+    app.add_config_value("static_frames_from", "", "env")
     app.connect("source-read", _source_read)
     app.connect("html-page-context", _page_context)
     app.connect("build-finished", _build_finished)
