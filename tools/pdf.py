@@ -104,10 +104,14 @@ def print_page(singlehtml: Path) -> Path:
     ]
     html = html.replace("</head>", "\n".join(missing) + "\n</head>", 1)
     # The single page holds the widget views but not their state: take it from the
-    # notebooks this build executed (_build/jupyter_execute), as the HTML pages do.
+    # notebooks this build executed (_build/jupyter_execute), as the HTML pages do, and, where the
+    # build took its outputs from the run's jupyter-cache (make test), from the cache's executed
+    # notebooks: there jupyter_execute holds the committed notebooks, whose widgets have other ids.
     if STATE_MIME not in html:
         state: dict = {}
-        for nb in sorted((singlehtml.parent / "jupyter_execute").rglob("*.ipynb")):
+        executed = sorted((singlehtml.parent / "jupyter_execute").rglob("*.ipynb"))
+        executed += sorted((REPO / "_build" / ".jupyter_cache" / "executed").glob("*/base.ipynb"))
+        for nb in executed:
             meta = json.loads(nb.read_text(encoding="utf-8"))["metadata"].get("widgets", {})
             state.update(meta.get(STATE_MIME, {}).get("state", {}))
         blob = json.dumps({"version_major": 2, "version_minor": 0, "state": state}).replace("</", "<\\/")
@@ -147,8 +151,9 @@ def main() -> int:
         context.close()
     if visit.offsite:
         print(f"warning: {len(visit.offsite)} requests to the internet were blocked", file=sys.stderr)
-    if visit.render:
-        print(f"warning: {visit.render}", file=sys.stderr)
+    if visit.render:  # the explorers' pictures would be missing from the PDF
+        print(f"error: {visit.render}", file=sys.stderr)
+        return 1
     print(f"{out} ({out.stat().st_size / 1e6:.1f} MB, {time.perf_counter() - start:.0f} s)")
     return 0
 
