@@ -391,6 +391,18 @@ def _chain_reference(p, g, k):
     return step
 
 
+def test_the_chain_takes_only_what_it_means():
+    from clustermath.scaleup.ring_builder import _remainder_chain
+    assert_errors_name_their_argument(_remainder_chain, dict(p=0.5, g=2, k=1, n=3),
+                                      dict(p=f"{N} [0, 1]", g=f"{W} 1..inf", k=f"{W} 1..inf", n=f"{W} 0..inf"))
+    assert _remainder_chain(0.5, 2, 1, 0) == (0.0, 0.0)  # no node: nothing idle
+    with pytest.raises(ValueError, match=r"^p must be a number in \[0, 1\], got 1.5$"):
+        _remainder_chain(1.5, 1, 1, 1)
+    for bad in (dict(g=0), dict(k=0), dict(n=-1)):
+        with pytest.raises(ValueError, match=f"^{next(iter(bad))} must be a whole number in {next(iter(bad.values())) + 1}"):
+            _remainder_chain(**{**dict(p=0.5, g=2, k=1, n=3), **bad})
+
+
 @pytest.mark.parametrize("g, k", [(1, 1), (3, 1), (3, 2), (2, 4), (4, 3)])
 def test_the_chain_has_one_state_per_remainder_and_run(g, k):
     from clustermath.scaleup.ring_builder import _chain_step

@@ -219,8 +219,11 @@ def _remainder_chain(p: float, g: int, k: int, n: int) -> tuple[float, float]:
     per node (``_chain_step``). A failed node that makes a run reach K closes
     the piece, adding its remainder; the last piece adds its remainder at the
     end. An extra state accumulates the expected waste, so n steps are one
-    matrix power (log n products).
+    matrix power (log n products). Its callers check their inputs; it checks
+    them again, so that no argument outside the chain's meaning reaches it.
     """
+    p = probability("p", p)
+    g, k, n = whole("g", g, low=1), whole("k", k, low=1), whole("n", n, low=0)
     width = k + 1
     states = g * width
     step = _chain_step(p, g, k)
