@@ -374,8 +374,8 @@ def test_every_confidence_interval_is_its_own_per_draw_series():
 
 
 def _chain_reference(p, g, k):
-    """The walk's rules, state by state: (m, j) -> index m (k + 1) + j; the accumulator is the last index."""
-    index = {(m, j): m * (k + 1) + j for m in range(g) for j in range(k + 1)}
+    """The walk's rules, state by state: (m, j) -> index j g + m; the accumulator is the last index."""
+    index = {(m, j): j * g + m for m in range(g) for j in range(k + 1)}
     acc = len(index)
     step = np.zeros((acc + 1, acc + 1))
     for (m, j), s in index.items():
