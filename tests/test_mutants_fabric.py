@@ -598,3 +598,61 @@ def test_tiers_for_a_radix_of_two_thousand():
 def test_switches_take_only_true_or_false(call, name):
     with pytest.raises(ValueError, match=f"^{name} must be True or False"):
         call()
+
+
+# -- survivors of the run after the chapter review (issue 21; tools/mutants/REPORT.md) -------------------
+
+def test_an_odd_radix_frees_core_ports_from_its_lower_half():
+    """25 ports of 400G (10 Tbps): half the radix is 12 whole ports; at 15:1 the aggregation switch keeps
+    25 × 15 // 16 = 23 down and 2 up, so 12 − 2 = 10 core-facing ports are freed: 10 / 12 of a core
+    switch's half and 10 / 25 of the aggregation switch's ports."""
+    s = hpn_scale(10.0, 400, rails=5)
+    assert (s.agg_down_ports, s.agg_up_ports) == (23, 2)
+    assert s.core_ports_freed_pct == pytest.approx(100 * 10 / 12, rel=1e-15)
+    assert s.agg_ports_moved_pct == 40.0
+
+
+def test_tiers_for_takes_a_chip_of_at_most_a_million_tbps():
+    assert tiers_for(10**9, 1e6) == 2  # radix 2.5 million at 400G: 3.1e12 GPUs in two tiers
+    with pytest.raises(ValueError, match=r"^chip_tbps must be a number in \(0, 1e\+06\] Tbps, got 1000000.5$"):
+        tiers_for(1, 1_000_000.5)
+
+
+def test_queue_at_defaults_and_time():
+    assert queue_at() == queue_at(0.0, 16, 400.0, 22.0, 50.0)
+    assert queue_at(10).time_us == 10.0 and queue_at(72.5).time_us == 72.5
+
+
+def test_the_single_chip_pauses_when_the_queue_reaches_its_share_exactly():
+    """Two senders: one sender's worth, 50 GB/s, piles up; after 15.625 µs that is 781,250 bytes, exactly
+    the chip's 100 MB / 128 ports: PFC pauses at equality, not one byte later."""
+    at = queue_at(15.625, senders=2)
+    assert at.deep_mb == 0.78125 == at.shallow_mb and at.shallow_paused
+    assert not queue_at(15.624, senders=2).shallow_paused
+
+
+def test_a_tie_for_last_place_has_no_single_last():
+    """A three-year target of 4,096 GPUs: torus 2 (one machine, own stack), HPN 1 (one pod), Meta 0
+    (eight pods, but no team for the hash) and rail-only 0: the bottom is shared."""
+    from clustermath.fabric_designs.choice import decision_summary
+    c = choose_fabric(gpus_3y=4_096)
+    assert c.scores == {"meta": 0, "hpn": 1, "torus": 2, "rail_only": 0}
+    assert c.trailers == ("meta", "rail_only") and c.last is None and c.first == "torus"
+    assert decision_summary(gpus_3y=4_096).last == "tie: Meta-style Clos, deep spine = rail-only"
+
+
+def test_the_risk_of_a_shared_first_place_names_both_patterns():
+    from clustermath.fabric_designs.choice import RISKS, decision_summary
+    assert decision_summary().risk_of_first == RISKS["hpn"] + " | " + RISKS["torus"]
+    assert decision_summary(gpus_3y=65_536).risk_of_first == RISKS["rail_only"]
+
+
+def test_rail_only_leads_counts_alone_and_shared_apart(monkeypatch):
+    """Only the three-year target varies (the other inputs at the panel's defaults): at 1,024 GPUs rail-only
+    is last, at 16,384 it shares the top with two others, at 65,536 it leads alone (the rank table above)."""
+    from clustermath.fabric_designs import choice
+    grid = {name: (value,) for name, value in DEFAULTS.items() if name != "moe_pct"}
+    grid["gpus_3y"] = (1_024, 16_384, 65_536)
+    monkeypatch.setattr(choice, "CHOICES", grid)
+    lead = rail_only_leads(0.0)
+    assert (lead.combinations, lead.alone, lead.shared) == (3, 1, 1)

@@ -7,7 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from clustermath.scaleup.ring_builder import draw_failures, ring_builder, ring_draws, ring_layout
+from clustermath.scaleup.ring_builder import (
+    draw_failures, ring_builder, ring_draws, ring_expectation, ring_layout,
+)
 from clustermath.scaleup.domains import (
     alignment_fault_radius, convert_node_rate, db_to_fraction, fragmentation, gpu_fault_probability,
     link_budget, synthetic_fault_trace, tor_wiring, waste_bound,
@@ -49,6 +51,9 @@ MESSAGES = [
                                        draws=f"{W} 1..inf", switch_gpus=f"{W} 1..inf GPUs")),
     (ring_layout, dict(failed_row=ROW[0], group_nodes=4, hops=2),
      dict(group_nodes=f"{W} 1..inf", hops=f"{W} 1..inf")),
+    (ring_expectation, dict(node_rate=0.1), dict(node_rate=f"{N} [0, 1]", gpus_per_node=f"{W} 1..inf GPUs",
+                                                 tp=f"{W} 1..inf GPUs", hops=f"{W} 1..4", gpus=f"{W} 0..inf GPUs",
+                                                 switch_gpus=f"{W} 1..inf GPUs")),
 ]
 
 
@@ -328,3 +333,135 @@ def test_seed_zero_is_a_seed():
     """0 is a valid seed (the lowest), for the trace and for the fault draws."""
     assert synthetic_fault_trace(seed=0).faulty_pct.size == 348 * 24
     assert draw_failures(0.5, 4, 2, seed=0).shape == (2, 4)
+
+
+# -- survivors of the run after the chapter review (issue 21; tools/mutants/REPORT.md) -------------------
+
+def test_ring_expectation_defaults_and_the_builders_line():
+    assert ring_expectation(0.05) == ring_expectation(0.05, 4, 32, 3, gpus=2_880, switch_gpus=72)
+    m = ring_builder(0.3, 4, 16, 2, gpus=288, draws=5, switch_gpus=144, seed=3)
+    assert m.exact == ring_expectation(m.node_rate, 4, 16, 2, gpus=288, switch_gpus=144)
+
+
+def test_one_gpu_with_tp_two_is_idle_whenever_it_is_healthy():
+    """One 1-GPU node, TP-2: no group ever forms, so the healthy GPU (probability 1/2) is idle in every
+    design: each expected waste is 1/2 of the one GPU, and the draws' interval is in shares of one GPU."""
+    e = ring_expectation(0.5, 1, 2, 1, gpus=1, switch_gpus=1)
+    assert (e.faulty_nodes, e.ring_cuts, e.ring_waste, e.line_remainder, e.cut_waste) == (0.5, 0.0, 0.5, 0.5, 0.0)
+    assert (e.static_waste, e.switch_waste, e.usable_gpus) == (0.5, 0.5, 0.0)
+    m = ring_builder(0.5, 1, 2, 1, gpus=1, switch_gpus=1, draws=20, seed=1)
+    idle = m.draws_detail.ring_waste_gpus.astype(float)  # 0 or 1 GPU of 1 per draw
+    assert sorted(set(idle.tolist())) == [0.0, 1.0]
+    assert m.ci95("ring_waste") == pytest.approx(1.96 * idle.std(ddof=1) / np.sqrt(20), rel=1e-12)
+
+
+def test_every_confidence_interval_is_its_own_per_draw_series():
+    m = ring_builder(0.3, 4, 16, 2, gpus=288, draws=7, switch_gpus=144, seed=3)
+    d = m.draws_detail
+    series = {"faulty_nodes": d.faulty_nodes, "ring_cuts": d.cuts, "ring_waste": d.ring_waste_gpus / 288,
+              "cut_waste": (d.ring_waste_gpus - d.line_remainder_gpus) / 288,
+              "static_waste": d.static_waste_gpus / 288, "switch_waste": d.switch_waste_gpus / 288,
+              "usable_gpus": 288 - 4 * d.faulty_nodes - d.ring_waste_gpus}
+    for name, x in series.items():
+        x = np.asarray(x, dtype=float)
+        assert x.std() > 0, name  # every series varies, so a wrong one shows
+        assert m.ci95(name) == pytest.approx(1.96 * x.std(ddof=1) / np.sqrt(7), rel=1e-12), name
+    two = ring_builder(0.3, 4, 16, 2, gpus=288, draws=2, switch_gpus=144, seed=0)  # ring waste 12 and 24 GPUs
+    assert two.ci95("ring_waste") == pytest.approx(1.96 * (12 / 288) / np.sqrt(2) / np.sqrt(2), rel=1e-12)
+    with pytest.raises(ValueError, match=r"^name must be one of faulty_nodes, ring_cuts, ring_waste, cut_waste, "
+                                         r"static_waste, switch_waste, usable_gpus, got 'bound'$"):
+        m.ci95("bound")
+
+
+def _chain_reference(p, g, k):
+    """The walk's rules, state by state: (m, j) -> index j g + m; the accumulator is the last index."""
+    index = {(m, j): j * g + m for m in range(g) for j in range(k + 1)}
+    acc = len(index)
+    step = np.zeros((acc + 1, acc + 1))
+    for (m, j), s in index.items():
+        step[s, index[(m + 1) % g, 0]] = 1 - p
+        if j == k:
+            step[s, index[m, k]] = p
+        elif j + 1 == k:
+            step[s, index[0, k]] = p
+            step[s, acc] = p * m
+        else:
+            step[s, index[m, j + 1]] = p
+    step[acc, acc] = 1.0
+    return step
+
+
+def test_the_chain_takes_only_what_it_means():
+    from clustermath.scaleup.ring_builder import _remainder_chain
+    assert_errors_name_their_argument(_remainder_chain, dict(p=0.5, g=2, k=1, n=3),
+                                      dict(p=f"{N} [0, 1]", g=f"{W} 1..inf", k=f"{W} 1..inf", n=f"{W} 0..inf"))
+    assert _remainder_chain(0.5, 2, 1, 0) == (0.0, 0.0)  # no node: nothing idle
+    with pytest.raises(ValueError, match=r"^p must be a number in \[0, 1\], got 1.5$"):
+        _remainder_chain(1.5, 1, 1, 1)
+    for bad in (dict(g=0), dict(k=0), dict(n=-1)):
+        with pytest.raises(ValueError, match=f"^{next(iter(bad))} must be a whole number in {next(iter(bad.values())) + 1}"):
+            _remainder_chain(**{**dict(p=0.5, g=2, k=1, n=3), **bad})
+
+
+@pytest.mark.parametrize("g, k", [(1, 1), (3, 1), (3, 2), (2, 4), (4, 3)])
+def test_the_chain_has_one_state_per_remainder_and_run(g, k):
+    from clustermath.scaleup.ring_builder import _chain_step
+    step = _chain_step(0.25, g, k)
+    assert step.shape == (g * (k + 1) + 1,) * 2
+    assert np.array_equal(step, _chain_reference(0.25, g, k))
+    assert np.array_equal(step[:, :-1].sum(axis=1)[:-1], np.ones(g * (k + 1)))  # a probability per row
+
+
+# -- the synthetic trace's shape search, at the ends of its range -------------------------------------
+
+def _mean_at(z, gamma):
+    from clustermath.scaleup.domains import _quantile_curve
+    return float(_quantile_curve(z, 2.0, 8.0, gamma).mean())
+
+
+def test_the_reachable_means_include_both_ends():
+    """Scores 1 below z(0.99) only: the mean falls over the whole range of shapes, from the log-normal's
+    γ = 0.05 to γ = 3. Both end means are reachable, exactly; a hair beyond either is refused."""
+    import math
+    from clustermath.scaleup.domains import GAMMA_RANGE, _shape_for_mean
+    z = np.array([-1.0, 0.0, 1.0])
+    top, bottom = _mean_at(z, GAMMA_RANGE[0]), _mean_at(z, GAMMA_RANGE[1])
+    assert top > bottom
+    assert _shape_for_mean(z, 2.0, 8.0, bottom) == pytest.approx(3.0, abs=1e-12)
+    assert _shape_for_mean(z, 2.0, 8.0, top) == pytest.approx(0.05, abs=1e-12)
+    for outside in (math.nextafter(bottom, 0), math.nextafter(top, 10)):
+        with pytest.raises(ValueError) as err:
+            _shape_for_mean(z, 2.0, 8.0, outside)
+        assert str(err.value) == (f"mean_pct must be a number in [{bottom:.4g}, {top:.4g}] % for a median of 2 % and a "
+                                  f"p99 of 8 % (no curve of this family reaches another mean), got {outside:g}")
+
+
+def test_a_curve_the_shape_cannot_move_is_searched_over_the_whole_range():
+    """No score above the median: every shape gives the same curve, so the whole range is the falling
+    stretch, its one mean is reachable, and the first midpoint of the range already has it."""
+    from clustermath.scaleup.domains import GAMMA_RANGE, _shape_for_mean
+    z = np.array([-1.0, 0.0])
+    mean = _mean_at(z, 1.0)
+    assert _shape_for_mean(z, 2.0, 8.0, mean) == 0.5 * (GAMMA_RANGE[0] + GAMMA_RANGE[1])
+
+
+def test_equal_samples_are_ranked_in_time_order(monkeypatch):
+    """A series with ties (here a noise that repeats, and no memory, so the series is the noise) ranks equal
+    samples by time: the trace is the step-by-step reference's, which ranks with Python's stable sort, and
+    does not depend on which sort NumPy's CPU code path would pick."""
+    class Repeating:
+        def __init__(self, seed):
+            pass
+
+        def standard_normal(self, n):
+            return np.resize([0.4, -0.3, 0.4, 1.1, -0.3], n)
+
+    monkeypatch.setattr(np.random, "default_rng", Repeating)
+    t = synthetic_fault_trace(days=10, samples_per_day=10, weeks_memory=1e-300)
+    assert t.faulty_pct == pytest.approx(_trace_reference(2.33, 1.67, 7.22, 10, 10, 1e-300, 4), rel=1e-9)
+
+
+def test_a_memory_of_a_million_weeks_at_most():
+    assert synthetic_fault_trace(days=1, samples_per_day=4, weeks_memory=1e6).faulty_pct.size == 4
+    with pytest.raises(ValueError, match=r"^weeks_memory must be a number in \(0, 1e\+06\] weeks, got 1000000.5$"):
+        synthetic_fault_trace(weeks_memory=1_000_000.5)

@@ -183,34 +183,55 @@ class RingExpectation:
     """GPUs in TP groups on the K-hop ring."""
 
 
-def _remainder_chain(p: float, g: int, k: int, n: int) -> tuple[float, float]:
-    """E[sum of the pieces' remainders] and E[healthy nodes mod g], in nodes, for a line of ``n``.
+def _chain_step(p: float, g: int, k: int) -> np.ndarray:
+    """One node of the walk in ``_remainder_chain``: its transition matrix, ``(g (K + 1) + 1)`` square.
 
-    The walk along the line is a Markov chain on (healthy nodes of the current
-    piece mod g, length of the current run of failures, capped at K). A failed
-    node that makes a run reach K closes the piece, adding its remainder; the
-    last piece adds its remainder at the end. An extra state accumulates the
-    expected waste, so n steps are one matrix power (log n products).
+    State ``j g + m`` is (healthy nodes of the current piece mod g = m, current
+    run of failed nodes = j, capped at K): the walk starts in state 0, (0, 0),
+    and state 1 is already a different piece, (1, 0). The last state
+    accumulates the expected idle nodes. Every entry is written once: a healthy
+    node moves to ((m + 1) mod g, 0), a failure to (m, j + 1), the failure that
+    makes the run reach K to (0, K) and adds ``p × m`` to the accumulator, and
+    a failure after that stays in (0, K).
     """
     width = k + 1
     states = g * width
     step = np.zeros((states + 1, states + 1))
     for m in range(g):
         for j in range(width):
-            s = m * width + j
-            step[s, ((m + 1) % g) * width] += 1.0 - p  # a healthy node: the piece grows, the run ends
+            s = j * g + m
+            step[s, (m + 1) % g] = 1.0 - p  # a healthy node: the piece grows, the run ends
             if j == k:  # the run already cut the line: more failures change nothing
-                step[s, s] += p
+                step[s, s] = p
             elif j + 1 == k:  # this failure cuts: close the piece (m idle nodes), start a new one
-                step[s, k] += p
-                step[s, states] += p * m
+                step[s, k * g] = p
+                step[s, states] = p * m
             else:
-                step[s, s + 1] += p
+                step[s, s + g] = p
     step[states, states] = 1.0
+    return step
+
+
+def _remainder_chain(p: float, g: int, k: int, n: int) -> tuple[float, float]:
+    """E[sum of the pieces' remainders] and E[healthy nodes mod g], in nodes, for a line of ``n``.
+
+    The walk along the line is a Markov chain on (healthy nodes of the current
+    piece mod g, length of the current run of failures, capped at K), one step
+    per node (``_chain_step``). A failed node that makes a run reach K closes
+    the piece, adding its remainder; the last piece adds its remainder at the
+    end. An extra state accumulates the expected waste, so n steps are one
+    matrix power (log n products). Its callers check their inputs; it checks
+    them again, so that no argument outside the chain's meaning reaches it.
+    """
+    p = probability("p", p)
+    g, k, n = whole("g", g, low=1), whole("k", k, low=1), whole("n", n, low=0)
+    width = k + 1
+    states = g * width
+    step = _chain_step(p, g, k)
     start = np.zeros(states + 1)
     start[0] = 1.0
     end = start @ np.linalg.matrix_power(step, n)
-    pieces = float(end[states] + end[:states] @ np.repeat(np.arange(g), width))
+    pieces = float(end[states] + end[:states] @ np.tile(np.arange(g), width))
     line = np.zeros((g, g))
     line[np.arange(g), (np.arange(g) + 1) % g] = 1.0 - p
     line[np.arange(g), np.arange(g)] += p
