@@ -417,6 +417,7 @@ def main() -> int:
         if args.check_equivalents:
             if not listed:
                 continue
+            gwork = gwork.with_name(gwork.name + "+check")  # never in place of a run's results
             prepare(gwork, group)
             shutil.rmtree(gwork / "mutants", ignore_errors=True)
             generate(gwork)
