@@ -20,17 +20,38 @@ import pandas as pd
 import pybtex.database
 import pytest
 
+import clustermath.validation
 from clustermath.validation import (
-    DISAGREEMENT_KINDS, DISAGREEMENTS, FAMILIES, KNOWN_UNITS, LLAMA3_TABLE5, MODEL_INPUTS, PREDICT_RUN_INPUTS,
+    DISAGREEMENT_KINDS, FAMILIES, KNOWN_UNITS, LLAMA3_TABLE5, MODEL_INPUTS, PREDICT_RUN_INPUTS,
     assumed_columns, cross_checks, csv_path, disagreements, family, load_measurements, printed, run_config,
 )
 from clustermath.validation import measurements as m
+from validation_fresh import fresh
 
 ROOT = Path(__file__).resolve().parent.parent
 BIB_KEYS = set(pybtex.database.parse_file(ROOT / "book" / "references.bib").entries)
-DATA = load_measurements()
-THROUGHPUT = DATA[DATA["family"] == "throughput"]
-CHECKS = cross_checks()
+
+
+# Nothing is computed from the models at import time, and each test computes the tables it reads
+# (see validation_fresh.py: otherwise mutation testing would compare the original's tables).
+@pytest.fixture(autouse=True)
+def _fresh():
+    fresh()
+
+
+@pytest.fixture
+def data():
+    return load_measurements()
+
+
+@pytest.fixture
+def throughput(data):
+    return data[data["family"] == "throughput"]
+
+
+@pytest.fixture
+def checks():
+    return cross_checks()
 
 
 # --------------------------------------------------------------------------- shipping
@@ -55,21 +76,21 @@ def test_a_wheel_built_from_the_repository_ships_the_csv(tmp_path):
 
 
 # --------------------------------------------------------------------------- integrity
-def test_size_and_spread_of_the_data():
-    assert len(DATA) >= 40
-    assert DATA["key"].nunique() >= 8
-    assert len(THROUGHPUT) >= 20
-    assert set(DATA["family"]) == set(FAMILIES)
+def test_size_and_spread_of_the_data(data, throughput):
+    assert len(data) >= 40
+    assert data["key"].nunique() >= 8
+    assert len(throughput) >= 20
+    assert set(data["family"]) == set(FAMILIES)
 
 
-def test_ids_are_unique_and_index_the_frame():
-    assert DATA["id"].is_unique
-    assert list(DATA.index) == list(DATA["id"])
-    assert all(rid and rid == rid.strip() and " " not in rid for rid in DATA["id"])
+def test_ids_are_unique_and_index_the_frame(data):
+    assert data["id"].is_unique
+    assert list(data.index) == list(data["id"])
+    assert all(rid and rid == rid.strip() and " " not in rid for rid in data["id"])
 
 
-def test_every_key_is_in_the_bibliography():
-    keys = set(DATA["key"]) | {k for d in DISAGREEMENTS for k in d.sources}
+def test_every_key_is_in_the_bibliography(data):
+    keys = set(data["key"]) | {k for d in disagreements() for k in d.sources}
     assert keys - BIB_KEYS == set()
 
 
@@ -77,30 +98,30 @@ def test_every_key_is_in_the_bibliography():
     ("family", set(FAMILIES)), ("unit", KNOWN_UNITS), ("status", {"primary", "secondary"}),
     ("kind", set(m.KINDS)),
 ])
-def test_categorical_columns_hold_known_values(column, allowed):
-    assert set(DATA[column]) - set(allowed) == set()
+def test_categorical_columns_hold_known_values(column, allowed, data):
+    assert set(data[column]) - set(allowed) == set()
 
 
-def test_every_row_says_where_in_its_source():
-    assert (DATA["where"] != "").all() and (DATA["quantity"] != "").all() and DATA["value"].notna().all()
+def test_every_row_says_where_in_its_source(data):
+    assert (data["where"] != "").all() and (data["quantity"] != "").all() and data["value"].notna().all()
 
 
-def test_throughput_rows_say_what_they_measure():
-    assert set(THROUGHPUT["metric"]) <= set(m.METRICS)
-    needs_basis = THROUGHPUT["metric"].isin(["mfu", "hfu", "pct_peak", "tflops_per_gpu"])
-    assert set(THROUGHPUT.loc[needs_basis, "flops_basis"]) <= {"model", "hardware"}
-    assert (THROUGHPUT.loc[THROUGHPUT["metric"] == "mfu", "flops_basis"] == "model").all()
-    assert (DATA.loc[DATA["family"] != "throughput", "metric"] == "").all()
+def test_throughput_rows_say_what_they_measure(data, throughput):
+    assert set(throughput["metric"]) <= set(m.METRICS)
+    needs_basis = throughput["metric"].isin(["mfu", "hfu", "pct_peak", "tflops_per_gpu"])
+    assert set(throughput.loc[needs_basis, "flops_basis"]) <= {"model", "hardware"}
+    assert (throughput.loc[throughput["metric"] == "mfu", "flops_basis"] == "model").all()
+    assert (data.loc[data["family"] != "throughput", "metric"] == "").all()
 
 
-def test_no_throughput_row_lacks_a_model_input():
-    missing = {rid: [c for c in PREDICT_RUN_INPUTS if not m._present(r[c])] for rid, r in THROUGHPUT.iterrows()}
+def test_no_throughput_row_lacks_a_model_input(throughput):
+    missing = {rid: [c for c in PREDICT_RUN_INPUTS if not m._present(r[c])] for rid, r in throughput.iterrows()}
     assert {rid: cols for rid, cols in missing.items() if cols} == {}
-    assert set(THROUGHPUT["recompute"]) <= set(m.RECOMPUTE)
+    assert set(throughput["recompute"]) <= set(m.RECOMPUTE)
 
 
-def test_throughput_configurations_are_consistent():
-    for rid, r in THROUGHPUT.iterrows():
+def test_throughput_configurations_are_consistent(throughput):
+    for rid, r in throughput.iterrows():
         tp, pp, cp, dp = (int(r[c]) for c in ("tp", "pp", "cp", "dp"))
         assert tp * pp * cp * dp == r["gpus"], rid
         assert r["global_batch"] % (dp * r["microbatch"]) == 0, rid
@@ -108,35 +129,35 @@ def test_throughput_configurations_are_consistent():
         assert r["peak_tflops"] > 0 and r["scale_up_GBps"] > 0 and r["scale_out_GBps"] > 0, rid
 
 
-def test_assumed_values_are_named_columns():
-    for rid in DATA.index:
-        assert set(assumed_columns(rid)) <= set(DATA.columns), rid
+def test_assumed_values_are_named_columns(data):
+    for rid in data.index:
+        assert set(assumed_columns(rid)) <= set(data.columns), rid
     # values the sources do not publish are marked, never passed off as read
     assert "microbatch" in assumed_columns("llama3-t4-1") and "virtual_stages" in assumed_columns("llama3-t4-1")
     assert "microbatch" in assumed_columns("nar21-t1-10") and "microbatch" not in assumed_columns("nar21-t2-01")
 
 
-def test_statuses_are_honest_where_only_a_summary_was_read():
-    assert set(DATA.loc[DATA["key"].isin(["kokolis2025", "lin2025stragglers"]), "status"]) == {"secondary"}
-    assert (DATA.loc[DATA["status"] == "secondary", "note"].str.contains("only")).all()
+def test_statuses_are_honest_where_only_a_summary_was_read(data):
+    assert set(data.loc[data["key"].isin(["kokolis2025", "lin2025stragglers"]), "status"]) == {"secondary"}
+    assert (data.loc[data["status"] == "secondary", "note"].str.contains("only")).all()
 
 
 # --------------------------------------------------------------------------- helpers
-def test_family_filters_and_rejects_unknown_names():
+def test_family_filters_and_rejects_unknown_names(data, throughput):
     assert set(family("collectives")["family"]) == {"collectives"}
-    assert len(family("throughput", DATA)) == len(THROUGHPUT)
+    assert len(family("throughput", data)) == len(throughput)
     with pytest.raises(ValueError, match="family must be one of"):
         family("throughputs")
 
 
-def test_run_config_returns_plain_model_inputs():
+def test_run_config_returns_plain_model_inputs(data):
     config = run_config("llama3-t4-1")
     assert set(PREDICT_RUN_INPUTS) <= set(config) <= set(MODEL_INPUTS)
     assert config["layers"] == 126 and type(config["layers"]) is int
     assert config["peak_tflops"] == 989.0 and type(config["peak_tflops"]) is float
     assert config["recompute"] == "none" and config["kv_heads"] == 8
-    assert run_config(DATA.loc["llama3-t4-1"]) == config
-    assert run_config("nar21-t1-01") == run_config(DATA.loc["nar21-t1-01"].to_dict())
+    assert run_config(data.loc["llama3-t4-1"]) == config
+    assert run_config("nar21-t1-01") == run_config(data.loc["nar21-t1-01"].to_dict())
     assert "kv_heads" not in run_config("nar21-t1-01")  # empty cells are left out
 
 
@@ -184,36 +205,36 @@ def test_the_sources_formulas():
     assert hf / mf == pytest.approx(1 + 2048 / (6 * 12288), rel=2e-3)
 
 
-def test_llama3_table5_in_full():
-    assert sum(count for _, count, _ in LLAMA3_TABLE5.values()) == DATA.at["llama3-int-unexpected", "value"] == 419
-    rows = DATA[DATA["id"].str.startswith("llama3-t5-")].sort_index()
+def test_llama3_table5_in_full(data):
+    assert sum(count for _, count, _ in LLAMA3_TABLE5.values()) == data.at["llama3-int-unexpected", "value"] == 419
+    rows = data[data["id"].str.startswith("llama3-t5-")].sort_index()
     assert len(rows) == 7
     for (category, count, pct), (rid, r) in zip(list(LLAMA3_TABLE5.values())[:7], rows.iterrows()):
         assert (count, pct) == (r["value"], r["stated_share_pct"]), rid
 
 
 # --------------------------------------------------------------------------- cross-checks
-def test_every_cross_check_holds_or_is_flagged():
-    assert CHECKS[~CHECKS["holds"] & (CHECKS["flagged"] == "")].empty
+def test_every_cross_check_holds_or_is_flagged(checks):
+    assert checks[~checks["holds"] & (checks["flagged"] == "")].empty
 
 
-def test_no_check_is_flagged_that_holds():
-    assert CHECKS[CHECKS["holds"] & (CHECKS["flagged"] != "")].empty
+def test_no_check_is_flagged_that_holds(checks):
+    assert checks[checks["holds"] & (checks["flagged"] != "")].empty
 
 
-def test_the_cross_checks_the_issue_asks_for_exist():
-    counts = CHECKS["check"].value_counts()
+def test_the_cross_checks_the_issue_asks_for_exist(checks):
+    counts = checks["check"].value_counts()
     for name, at_least in [("mfu_vs_tflops", 3), ("pct_peak_vs_tflops", 10), ("mfu_from_iteration", 5),
                            ("tokens_vs_iteration", 16), ("aggregate_vs_tflops", 10), ("mfu_vs_aggregate", 16),
                            ("params_eq2", 16), ("busbw_vs_algbw", 4), ("algbw_vs_time", 1)]:
         assert counts.get(name, 0) >= at_least, name
 
 
-def test_disagreements_name_real_checks():
-    keys = set(zip(CHECKS["check"], CHECKS["id"]))
-    for d in DISAGREEMENTS:
+def test_disagreements_name_real_checks(data, checks):
+    keys = set(zip(checks["check"], checks["id"]))
+    for d in disagreements():
         assert set(d.checks) <= keys, d.id
-        assert set(d.rows) <= set(DATA.index), d.id
+        assert set(d.rows) <= set(data.index), d.id
 
 
 # --------------------------------------------------------------------------- disagreements
@@ -249,13 +270,15 @@ EXPECTED = {  # id: (stated, recomputed) as the chapter prints them
 
 
 def test_every_disagreement_is_pinned():
-    assert {d.id for d in DISAGREEMENTS} == set(EXPECTED)
-    assert len({d.id for d in DISAGREEMENTS}) == len(DISAGREEMENTS)
-    assert DISAGREEMENTS is disagreements()
+    found = disagreements()
+    assert {d.id for d in found} == set(EXPECTED)
+    assert len({d.id for d in found}) == len(found)
+    assert clustermath.validation.DISAGREEMENTS is found and m.DISAGREEMENTS is found
 
 
-@pytest.mark.parametrize("d", DISAGREEMENTS, ids=lambda d: d.id)
-def test_each_disagreement(d):
+@pytest.mark.parametrize("did", EXPECTED)
+def test_each_disagreement(did):
+    (d,) = [d for d in disagreements() if d.id == did]
     stated, recomputed = EXPECTED[d.id]
     assert d.stated == pytest.approx(stated)
     assert d.recomputed == pytest.approx(recomputed, abs=0.006 * max(1.0, abs(recomputed) / 100))
@@ -269,6 +292,6 @@ def test_each_disagreement(d):
 
 def test_the_disagreement_list_is_printable():
     table = pd.DataFrame([{"id": d.id, "kind": d.kind, "stated": d.stated, "recomputed": d.recomputed,
-                           "unit": d.unit, "computation": d.computation} for d in DISAGREEMENTS])
+                           "unit": d.unit, "computation": d.computation} for d in disagreements()])
     assert table["computation"].str.len().min() > 20
     assert not any(math.isnan(x) for x in table["recomputed"])

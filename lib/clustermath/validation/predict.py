@@ -68,9 +68,14 @@ GRAD_BYTES = 4
 
 # -- the FLOPs of a step --------------------------------------------------------------------
 
+def _model_flops(b: int, s: int, l: int, h: int, vocab: int) -> float:
+    """Model FLOPs of one step: the formula of ``model_flops``."""
+    return 72.0 * b * s * l * h * h * (1.0 + s / (6.0 * h) + vocab / (12.0 * h * l))
+
+
 def _flops(b: int, s: int, l: int, h: int, vocab: int, recompute: str) -> tuple[float, float]:
     """(model FLOPs, hardware FLOPs) of one step; the formulas of ``model_flops`` and ``hardware_flops``."""
-    model = 72.0 * b * s * l * h * h * (1.0 + s / (6.0 * h) + vocab / (12.0 * h * l))
+    model = _model_flops(b, s, l, h, vocab)
     if recompute == "selective":
         return model, model + 4.0 * b * s * s * h * l
     if recompute == "full":
@@ -98,7 +103,7 @@ def model_flops(*, layers: int, hidden: int, seq_len: int, vocab: int, sequences
     Korthikanti et al. (2022), appendix A, eq. 7.
     """
     l, h, s, v = _shape(layers, hidden, seq_len, vocab)
-    return _flops(whole("sequences", sequences, integral_only=False), s, l, h, v, "none")[0]
+    return _model_flops(whole("sequences", sequences, integral_only=False), s, l, h, v)
 
 
 def hardware_flops(*, layers: int, hidden: int, seq_len: int, vocab: int, sequences: int,
@@ -418,9 +423,10 @@ def predict_run(*, layers: int, hidden: int, seq_len: int, vocab: int, global_ba
     tp_rate = up if t <= domain else out
     cp_rate = up if t * c <= domain else out
     pp_rate = up if n <= domain else out
-    # the members of one data-parallel group inside one domain share its NICs: k rings in parallel
+    # the members of one data-parallel group inside one domain share its NICs: k rings in parallel;
+    # a group that fits in one domain (always so when the whole job does) stays on the scale-up wire
     k = min(d * c, max(1, domain // t))
-    dp_rate = up if n <= domain or d * c <= k else min(up, k * out)
+    dp_rate = up if d * c <= k else min(up, k * out)
     full = recompute == "full"
     per_layer_microbatch = m * (l / p)
     activation = ACTIVATION_BYTES * b * (s // c) * h
@@ -573,8 +579,11 @@ def calibrate(constant: str, *, metric: str, measured: float, run: Mapping[str, 
     monotonically with the constant, as MFU, HFU, TFLOP/s and tokens/s do
     with ``kernel_efficiency``, the bus efficiencies and the overlaps (and
     ``iteration_s`` the other way; all of them the other way with
-    ``kernel_half_width`` and ``straggler_cv``). When the figure lies outside
-    what the range can reach, the nearer bound is returned with ``at_bound``.
+    ``kernel_half_width`` and ``straggler_cv``). A bound at which the metric
+    equals the figure exactly is the solution. When the figure lies outside
+    what the range can reach, the nearer bound is returned with ``at_bound``
+    (``low`` when both are as near, as when the metric does not depend on the
+    constant).
     ``constants`` fixes the others (default: their calibrated values); a value
     of ``constant`` in ``run`` or ``constants`` is overridden.
     """
@@ -588,7 +597,9 @@ def calibrate(constant: str, *, metric: str, measured: float, run: Mapping[str, 
         return getattr(predict_run(**{**run, **constants, constant: x}), metric) - target
 
     g_lo, g_hi = gap(lo), gap(hi)
-    if g_lo == 0.0 or g_hi == 0.0 or (g_lo < 0.0) != (g_hi < 0.0):
+    if g_lo == 0.0 or g_hi == 0.0:  # a bound meets the figure exactly
+        x, bound = (lo if g_lo == 0.0 else hi), False
+    elif (g_lo < 0.0) != (g_hi < 0.0):
         for _ in range(60):
             mid = 0.5 * (lo + hi)
             g_mid = gap(mid)
