@@ -38,7 +38,7 @@ class ActivationMemory:
     total="n_sizings",
     flagged="n_unfit",
     counts=lambda r: not r.fits,
-    inputs=("layers", "batch", "act_per_layer_mb", "hbm_mb", "recompute"),
+    inputs=("layers", "batch", "hbm_mb", "act_per_layer_mb", "recompute"),
     outputs=output_ports(ActivationMemory),
     section="11",
 )
