@@ -52,7 +52,8 @@ COMPOSITIONS = ["test_ch1_worked_tables.py", "test_ch1_source_numbers.py", "test
 # `-k "not explorer"` leaves out, so it is not listed
 CH4 = ["test_fabric_designs.py", "test_mutants_fabric.py"]
 CH5 = ["test_scaleup.py", "test_scaleup_ring.py", "test_mutants_scaleup.py"]
-CH6 = ["test_predict_run.py", "test_holdout.py", "test_measurements.py", "test_mutants_validation.py"]
+CH6 = ["test_predict_run.py", "test_holdout.py", "test_measurements.py", "test_mutants_validation.py",
+       "test_mutants_predict.py"]
 # the inputs on which listed "equivalents" turned out not to be (issue 21), for every group
 CLAIMS = "test_equivalence_claims.py"
 CH1, PLUMBING, CH2, CH3, COMPOSITIONS, CH4, CH5, CH6 = ([*g, CLAIMS] for g in (
@@ -240,6 +241,9 @@ def generate(gwork: Path) -> None:
     tests = gwork / "mutants" / "tests"
     if not tests.exists():
         shutil.copytree(gwork / "tests", tests)
+    book = gwork / "mutants" / "book"  # mutmut's also_copy, which only its run does
+    if (gwork / "book").exists() and not book.exists():
+        shutil.copytree(gwork / "book", book)
 
 
 def mutant_source(gwork: Path, name: str) -> tuple[str, str] | None:

@@ -178,7 +178,7 @@ def slowest_of(ranks: int) -> float:
     expected ``i``-th order statistic of a normal sample.
     """
     n = whole("ranks", ranks, low=1, integral_only=False)
-    return 0.0 if n == 1 else _NORMAL.inv_cdf((n - 0.375) / (n + 0.25))
+    return _NORMAL.inv_cdf((n - 0.375) / (n + 0.25))  # Φ⁻¹(0.5) = 0.0 exactly for one rank
 
 
 # -- the prediction ------------------------------------------------------------------------------

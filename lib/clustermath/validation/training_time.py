@@ -112,8 +112,8 @@ def run_ettr(*, failures_per_node_day: float, save_s: float, restart_s: float,
     else:
         ettr = 1.0 / daly_wall_ratio(tau, delta, m, r)
         rework, restart = tau / (2.0 * m), r / m
-    first = 0.0 if math.isinf(rework) else max(0.0, (1.0 - restart - rework) * ckpt_only)
-    per_day = 0.0 if math.isinf(m) else SECONDS_PER_DAY / m
+    first = max(0.0, (1.0 - restart - rework) * ckpt_only)  # rework inf: -inf (or nan), and max keeps 0.0
+    per_day = SECONDS_PER_DAY / m  # 0.0 when m is inf
     return RunEttr(
         nodes=count,
         mtbf_h=m / 3600.0,
