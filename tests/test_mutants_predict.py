@@ -2,8 +2,9 @@
 
 Written against the survivors ``make mutants`` left after ``tests/test_mutants_validation.py``:
 what a GPU executes when nothing waits, the sends that interleaving multiplies, a
-data-parallel group that context parallelism splits across domains, the refit's
-stopping rule at exactly its 1e-12 threshold, and node counts written as whole floats.
+data-parallel group that context parallelism splits across domains, a send's bytes counted
+exactly, the refit's stopping rule at exactly its 1e-12 threshold, and node counts written
+as whole floats.
 Values come from the formulas the docstrings print, not from the code under test; nothing
 is computed from the models at import time (see ``validation_fresh``).
 """
@@ -73,6 +74,21 @@ def test_context_parallel_ranks_join_the_data_parallel_gradient_ring():
     assert split.dp_comm_s == pytest.approx(grads / (2 * 10e9), rel=1e-12)
     assert split.dp_comm_s == plain.dp_comm_s
 
+
+
+def test_a_send_counts_its_bytes_exactly_even_beyond_2_to_the_53():
+    """A send carries ``2 b (s/c) h`` whole bytes, counted in integers and rounded to a float once.
+
+    At any shape a run has (under 2^53 bytes per micro-batch) the count is exact however it is
+    computed; this unphysical micro-batch of 457,613,130,863 sequences (about 2.2e20 bytes a send)
+    is where a count in floats, rounded at each product, would lose the last bit."""
+    b, s, c, h = 457_613_130_863, 39_366, 2, 12_288
+    r = predict_run(layers=2, hidden=h, seq_len=s, vocab=0, global_batch=b, microbatch=b, gpus=4, tp=1, pp=2,
+                    cp=2, peak_tflops=100.0, scale_up_GBps=1.0, scale_out_GBps=1.0, bus_efficiency_up=1.0,
+                    bus_efficiency_out=1.0, straggler_cv=0.0)
+    assert (r.dp, r.microbatches) == (1, 1)
+    send = 2 * b * (s // c) * h           # bytes of one micro-batch's activations, exact
+    assert r.pp_comm_s == float(2 * send) / 1e9  # one send each way at 1 GB/s
 
 # -- calibrate_defaults: the stopping rule at its threshold ------------------------------------------
 
