@@ -139,10 +139,10 @@ def _collectives() -> list[Residual]:
         link = r["link_GBps"]
         one_node = int(r["nodes"]) == 1 if not pd.isna(r["nodes"]) else True
         eta = BUS_EFFICIENCY_UP if one_node else BUS_EFFICIENCY_OUT
-        predicted = eta * link if not math.isnan(link) else math.nan
+        predicted = eta * link  # NaN where no link rate is published
         if rid in fitted:
             role, note = "calibration", "fitted: bus efficiency " + ("up" if one_node else "out")
-        elif r["algorithm"] in ("nvls", "nvlstree"):
+        elif r["algorithm"] == "nvls":
             role, note = "outside", "NVLink SHARP reduces inside the switch: bus bandwidth is no wire rate"
         elif math.isnan(link):
             role, note = "outside", "no link rate published"
@@ -324,12 +324,10 @@ def summary() -> pd.DataFrame:
     out = []
     for family in m.FAMILIES:
         part = data[data["family"] == family]
-        val = part[part["role"] == "validation"]
+        errors = part.loc[part["role"] == "validation", "error"].abs()  # every family has validation rows
         cal = part[part["role"] == "calibration"]
-        worst = val["error"].abs().idxmax() if len(val) else ""
         out.append({"family": family, "model": MODELS[family], "calibration": ", ".join(cal.index),
-                    "fitted": len(cal), "validated": len(val), "rows": int(counts.get(family, 0)),
-                    "median_abs_error": float(val["error"].abs().median()) if len(val) else math.nan,
-                    "worst_abs_error": float(val["error"].abs().max()) if len(val) else math.nan,
-                    "worst": worst, "outside": int((part["role"] == "outside").sum())})
+                    "fitted": len(cal), "validated": len(errors), "rows": int(counts[family]),
+                    "median_abs_error": float(errors.median()), "worst_abs_error": float(errors.max()),
+                    "worst": errors.idxmax(), "outside": int((part["role"] == "outside").sum())})
     return pd.DataFrame(out).set_index("family", drop=False)

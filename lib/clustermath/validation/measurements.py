@@ -185,7 +185,7 @@ def run_config(row: str | pd.Series | Mapping, accepts: Callable | None = None) 
     data = _row(row)
     config: dict = {}
     for column in MODEL_INPUTS:
-        value = data.get(column, None) if isinstance(data, Mapping) else data[column]
+        value = data.get(column)  # a mapping and a pandas row both read an absent column as None
         if not _present(value):
             continue
         if column in ("recompute", "sequence_parallel"):
@@ -221,23 +221,24 @@ def comparable(row: str | pd.Series | Mapping) -> tuple[str, float]:
     on the hardware basis (recompute included) and ``model_tflops_per_gpu`` on the model
     basis; an iteration time is ``step_s``. Percentages become fractions (41.2 -> 0.412).
 
-    Raises ``ValueError`` for a row that is not a throughput row with a known metric.
+    Raises ``ValueError`` for a row that is not a throughput row with a known metric, or
+    that holds no figure in ``value``.
     """
     data = _row(row)
-    get = (lambda c: data.get(c, "")) if isinstance(data, Mapping) else (lambda c: data[c])
-    key = (str(get("metric") or ""), str(get("flops_basis") or ""))
-    if get("family") != "throughput" or key not in _COMPARABLE:
+    key = (str(data.get("metric") or ""), str(data.get("flops_basis") or ""))
+    if data.get("family") != "throughput" or key not in _COMPARABLE:
         raise ValueError(f"row must be a throughput row with a metric of {METRICS}, got {key[0]!r} "
                          f"(flops basis {key[1]!r})")
-    value = float(get("value"))
-    return _COMPARABLE[key], value / 100.0 if get("unit") == "%" else value
+    if not _present(data.get("value")):
+        raise ValueError(f"row must hold its measured figure in 'value', got {data.get('value')!r}")
+    value = float(data.get("value"))
+    return _COMPARABLE[key], value / 100.0 if data.get("unit") == "%" else value
 
 
 def assumed_columns(row: str | pd.Series | Mapping) -> tuple[str, ...]:
     """The columns whose value in ``row`` was assumed, not read in the source."""
     data = _row(row)
-    text = data.get("assumed", "") if isinstance(data, Mapping) else data["assumed"]
-    return tuple(part for part in str(text or "").split(";") if part)
+    return tuple(part for part in str(data.get("assumed") or "").split(";") if part)
 
 
 def printed(row_id: str, column: str = "value") -> tuple[float, float]:
@@ -330,14 +331,12 @@ def _checks() -> Iterator[Check]:
         lo, hi = printed(rid, column)
         return Check(name, rid, float(raw.at[rid, column]), lo, hi, span[0], span[1], computation)
 
-    for rid, r in frame[frame["key"] == "narayanan2021"].iterrows():
-        if r["family"] != "throughput":
-            continue
+    for rid, r in frame[(frame["key"] == "narayanan2021") & (frame["family"] == "throughput")].iterrows():
         l, h, v, s = int(r["layers"]), int(r["hidden"]), int(r["vocab"]), int(r["seq_len"])
         params = narayanan_params(l, h, v, s) / 1e9
         yield make("params_eq2", rid, "stated_params_b", _exact(params),
                    f"eq. (2) with l={l}, h={h}, V={v}, s={s}: {params:.2f}B")
-        tf = printed(rid, "value")
+        tf = printed(rid)
         if _present(r["stated_pct_peak"]):
             yield make("pct_peak_vs_tflops", rid, "stated_pct_peak",
                        _span(lambda x: 100 * x / r["peak_tflops"], tf),
@@ -355,9 +354,8 @@ def _checks() -> Iterator[Check]:
                        f"300B tokens x {per_token:.4g} FLOPs/token (eq. 3) / ({n:,} x {r['value']:g} TFLOP/s) "
                        f"= {days(r['value']):.2f} days")
 
-    for rid, r in frame[(frame["key"] == "korthikanti2023") & (frame["metric"] == "mfu")].iterrows():
-        if not _present(r["stated_iteration_s"]):
-            continue
+    for rid, r in frame[(frame["key"] == "korthikanti2023") & (frame["metric"] == "mfu")
+                        & frame["stated_iteration_s"].notna()].iterrows():
         args = (int(r["global_batch"]), int(r["layers"]), int(r["hidden"]), int(r["vocab"]), int(r["seq_len"]))
         t = printed(rid, "stated_iteration_s")
         denom = int(r["gpus"]) * r["peak_tflops"] * 1e12
@@ -382,10 +380,10 @@ def _checks() -> Iterator[Check]:
                    _span(lambda t: tokens_per_iter / t, printed(rid, "stated_iteration_s")),
                    f"{int(r['global_batch']):,} x {int(r['seq_len']):,} tokens / {r['stated_iteration_s']:g} s "
                    f"= {tokens_per_iter / r['stated_iteration_s']:,.0f} tokens/s")
-        yield make("days_vs_tokens", rid, "stated_days",
-                   _span(lambda x: 300e9 / x / 86400, printed(rid, "stated_tokens_per_s")),
+        days = lambda x: 300e9 / x / 86400  # noqa: E731
+        yield make("days_vs_tokens", rid, "stated_days", _span(days, printed(rid, "stated_tokens_per_s")),
                    f"300e9 tokens / {r['stated_tokens_per_s']:,.0f} tokens/s / 86,400 s = "
-                   f"{300e9 / r['stated_tokens_per_s'] / 86400:.2f} days")
+                   f"{days(r['stated_tokens_per_s']):.2f} days")
 
     for rid, r in frame[(frame["key"] == "grattafiori2024llama3") & (frame["family"] == "throughput")].iterrows():
         peak = r["peak_tflops"]
