@@ -258,8 +258,13 @@ class _Timeout(BaseException):
     pass
 
 
+_armed = False
+"""True while a call is timed: an alarm that arrives after its call was disarmed is ignored."""
+
+
 def _alarm(signum, frame):  # noqa: ARG001
-    raise _Timeout
+    if _armed:
+        raise _Timeout
 
 
 ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,16}")
@@ -305,11 +310,17 @@ def normal(value: Any, depth: int = 0) -> Any:
 
 def outcome(func: Any, args: tuple, kwargs: dict) -> tuple:
     """("value", image) or ("raise", type, message), or ("skip", why) when time or memory ran out."""
+    global _armed
     a, k = copy.deepcopy(args), copy.deepcopy(kwargs)
-    signal.setitimer(signal.ITIMER_REAL, CALL_SECONDS)
     try:
-        value = func(*a, **k)
-        image = normal(value)
+        _armed = True
+        signal.setitimer(signal.ITIMER_REAL, CALL_SECONDS)
+        try:
+            value = func(*a, **k)
+            image = normal(value)
+        finally:  # an alarm due just now may still land here: the outer handler counts it as time
+            _armed = False
+            signal.setitimer(signal.ITIMER_REAL, 0)
     except _Timeout:
         return ("skip", "time")
     except MemoryError:
@@ -318,8 +329,6 @@ def outcome(func: Any, args: tuple, kwargs: dict) -> tuple:
         return ("skip", "recursion")
     except Exception as exc:  # noqa: BLE001  (an exception is an outcome to compare)
         return ("raise", type(exc).__name__, clean(str(exc)))
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
     return ("value", image)
 
 
