@@ -86,6 +86,7 @@ import confine  # noqa: E402  (tools/grading/confine.py)
 import judge as judges  # noqa: E402
 import plan as plans_mod  # noqa: E402
 import sandbox  # noqa: E402
+from verdict import CaseResult  # noqa: E402  (the judge's own record of a case)
 
 MAX_BYTES = 5 << 20
 """Largest submission read (bytes); larger files are skipped without being read."""
@@ -456,7 +457,7 @@ def _judge(outcome: Outcome, plan: plans_mod.Plan, run: sandbox.Run, verdict: di
         }.get(run.problem, "the notebook ended the Python process (os._exit, a crash or a memory "
                            "limit) before it finished; nothing could be graded")
         return
-    cases = [_Case(*c) for c in verdict["cases"]]
+    cases = [CaseResult(*c) for c in verdict["cases"]]
     outcome.scores = _scores(plan, cases)
     errors, stopped = cells["errors"], cells["stopped"]
     finished = run.finished and verdict.get("finished", False)
@@ -500,17 +501,7 @@ def _missing_modules(errors: list[str]) -> list[str]:
     return sorted({m.group(1) for e in errors for m in [_NO_MODULE.search(e)] if m})
 
 
-@dataclass
-class _Case:
-    question: str
-    name: str
-    hidden: bool
-    points: float
-    passed: bool
-    message: str = ""
-
-
-def _scores(plan: plans_mod.Plan, cases: list[_Case]) -> dict[str, float]:
+def _scores(plan: plans_mod.Plan, cases: list[CaseResult]) -> dict[str, float]:
     out = {q: 0.0 for q in plan.points}
     for case in cases:
         if case.passed and case.question in out:
@@ -518,7 +509,7 @@ def _scores(plan: plans_mod.Plan, cases: list[_Case]) -> dict[str, float]:
     return {q: round(v, 6) for q, v in out.items()}
 
 
-def _feedback(plan: plans_mod.Plan, cases: list[_Case], scores: dict[str, float], errors: list[str]) -> list[str]:
+def _feedback(plan: plans_mod.Plan, cases: list[CaseResult], scores: dict[str, float], errors: list[str]) -> list[str]:
     lines: list[str] = []
     for question in sorted(plan.points, key=_natural):
         lines.append(f"## {question}: {scores[question]:g} of {float(plan.points[question]):g}")
