@@ -7,7 +7,10 @@ solutions, the pages under ``book/`` and the words the models and views put on s
 shares with a source.
 Runs made mostly of numbers (three or more numeric words) are facts, and runs made
 mostly of one- and two-letter words are formulas (``E_WR ≤ 2(N_t − R)P_s^K``); both are
-left out, as the developers' stop hook does. The sources live beside the repository, not
+left out, as the developers' stop hook does. Digits are split from letters before words are
+counted, because the extracted sources glue a section's number to its title ("13.3Axis (b): ...");
+and every piece a reader meets is prose here: headings, captions, alt text and table cells too
+(issue 30). The sources live beside the repository, not
 in it: where they cannot be found the test says so and skips.
 """
 from __future__ import annotations
@@ -23,6 +26,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 WORD = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?")
+LATEX = re.compile(r"\\[A-Za-z]+")  # a TeX command (\frac, \delta) is a formula's symbol, not a word
+GLUE = re.compile(r"(?<=[0-9])(?=[a-z])|(?<=[a-z])(?=[0-9])")
 RUN = 8
 SKIP_DIRS = {".git", ".venv", "venv", "_build", "node_modules", ".ipynb_checkpoints", "tests", ".hypothesis"}
 SUFFIXES = {".md", ".ipynb", ".py", ".rst", ".txt", ".yml"}
@@ -39,7 +44,7 @@ def seeds_folder() -> Path | None:
 
 def runs(text: str) -> set[str]:
     """Every run of eight words, except the numeric ones and the formulas."""
-    words = WORD.findall(text.lower())
+    words = WORD.findall(GLUE.sub(" ", LATEX.sub(" ", text).lower()))
     out = set()
     for i in range(len(words) - RUN + 1):
         run = words[i:i + RUN]
@@ -95,6 +100,12 @@ def test_runs_ignore_numbers_and_formulas():
     assert runs("one two three four five six seven eight") == {"one two three four five six seven eight"}
     assert runs("the 8 gpus of 72 racks and 16 nodes") == set()
     assert runs("e wr le 2 n t r p") == set()
+    assert runs(r"\frac{\delta}{\tau} + \frac{\tau}{2M} \qquad \tau^* = \sqrt{2\delta M}") == set()
+
+
+def test_digits_are_split_from_letters():
+    assert runs("13.3Axis (b): deep buffers or shallow single chips") >= {
+        "axis b deep buffers or shallow single chips"}
 
 
 def copied(files: list[Path], seeds: Path) -> list[str]:
@@ -122,6 +133,26 @@ def test_a_copied_sentence_is_found_in_prose_and_in_a_docstring(tmp_path):
     assert 'page.md: "the slowest rank sets the pace of every" (in 000.txt)' in found
     assert 'model.py: "slowest rank sets the pace of every synchronous" (in 000.txt)' in found
     assert {f.split(":")[0] for f in found} == {"page.md", "model.py"}
+
+
+def test_a_copied_heading_caption_alt_text_or_table_cell_is_found(tmp_path):
+    """Issue 30: the source glues its section number to the title; a heading, a caption, an image's
+    alt text and a table's cell are read like any other prose."""
+    seeds = tmp_path / "seeds"
+    seeds.mkdir()
+    (seeds / "001.txt").write_text(
+        "13.3Axis (b): deep buffers or shallow single chips軸 (b)\n"
+        "Figure 13.4 plots how the queue at the receiving rack switch grows.\n"
+        "| Failure handling | a rack switch failure stops the whole rack of servers |\n")
+    heading, caption, alt, cell = (tmp_path / f"{n}.md" for n in ("heading", "caption", "alt", "cell"))
+    heading.write_text("## Axis (b): deep buffers or shallow single chips\n\nOur own text.\n")
+    caption.write_text("*Figure 3. It plots how the queue at the receiving rack switch grows.*\n")
+    alt.write_text("![plots how the queue at the receiving rack switch grows](fig.png)\n")
+    cell.write_text("| design | risk |\n|---|---|\n| Meta | a rack switch failure stops the whole rack |\n")
+    module = tmp_path / "table.py"
+    module.write_text('rows = [("Meta", "a rack switch failure stops the whole rack of servers")]\n')
+    found = {f.split(":")[0] for f in copied([heading, caption, alt, cell, module], seeds)}
+    assert found == {"heading.md", "caption.md", "alt.md", "cell.md", "table.py"}
 
 
 @pytest.mark.skipif(SEEDS is None, reason="the source texts (shared/seeds/*.txt beside the repository, "

@@ -8,9 +8,10 @@ a message naming the number, its computed value and the source's value.
 from __future__ import annotations
 
 import math
+import re
 from numbers import Integral, Real
 
-__all__ = ["CHECK_KINDS", "CheckFailed", "check", "fmt_value"]
+__all__ = ["CHECK_KINDS", "CheckFailed", "check", "fmt_value", "half_unit", "fmt_width"]
 
 CHECK_KINDS: dict[str, str] = {
     "quoted": "the expected value is printed in the source named by ``source``",
@@ -46,6 +47,31 @@ def fmt_value(value: object, fmt: str | None = None) -> str:
     return str(value)
 
 
+def half_unit(printed: str) -> float | None:
+    """Half a unit in the last digit of the first number in ``printed``: the book's tolerance rule.
+
+    A figure with a decimal point counts every digit printed after it (``"3.1"`` gives 0.05,
+    ``"1.170"`` 0.0005); a whole number counts up to its last non-zero digit, since trailing
+    zeros of a round figure are not measured (``"11,100"`` gives 50, ``"2,000"`` 500, ``"0"``
+    0.5). ``None`` when ``printed`` holds no plain number (a word, or an exponent).
+    """
+    m = re.search(r"\d[\d,]*(?:\.\d+)?(?:[eE][+-]?\d+)?", printed)
+    if not m or "e" in m.group(0).lower():
+        return None
+    digits = m.group(0).replace(",", "")
+    if "." in digits:
+        return 0.5 * 10.0 ** -len(digits.split(".")[1])
+    whole = digits.strip("0")
+    return 0.5 * 10.0 ** (len(digits) - len(digits.rstrip("0")) if whole else 0)
+
+
+def fmt_width(margin: float, unit: str = "") -> str:
+    """A tolerance as a reader reads it: ``±45 MB``, ``±0.02 points`` (for ``%``), ``±600``."""
+    number = f"{margin:,.0f}" if margin >= 100 else f"{margin:.3g}"
+    suffix = " points" if unit == "%" else (f" {unit}" if unit else "")
+    return f"±{number}{suffix}"
+
+
 def check(
     label: str,
     value: object,
@@ -65,6 +91,12 @@ def check(
     zero they must be equal.  On success one line is printed::
 
         ✓ <label>: <value> <unit>  [<origin>: <expected> <unit>]
+
+    With a tolerance, ``about`` precedes the expected value.  The book's one rule
+    allows half a unit in the last digit of the expected value as the line prints it
+    (``half_unit``); a wider margin is printed after it, ``[...: about 560 MB (±45 MB)]``,
+    unless the label already states a width with ``±`` (``"roughly half (±5 points)"``).
+    So no line is ever wider than it says.
 
     and nothing is returned, so a check at the end of a cell adds no output.
 
@@ -87,6 +119,9 @@ def check(
         margin = max(tol, rel * abs(float(expected)))  # type: ignore[arg-type]
         ok = math.isclose(float(value), float(expected), rel_tol=0.0, abs_tol=margin)  # type: ignore[arg-type]
         stated = f"about {stated}"
+        allowed = half_unit(fmt_value(expected, fmt))
+        if "±" not in label and (allowed is None or margin > allowed * (1 + 1e-9)):
+            stated += f" ({fmt_width(margin, unit)})"
     else:
         ok = _exactly_equal(value, expected)
     if not ok:

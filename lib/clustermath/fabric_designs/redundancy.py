@@ -1,4 +1,4 @@
-"""Chapter 4, axis (d): where redundancy lives.
+"""Chapter 4, axis (d): where the spare capacity sits.
 
 * ``slice_intact`` -- the chance that every host of a fixed slice is up, ``p^hosts``;
 * ``ocs_goodput`` / ``fixed_goodput`` -- a simple model of TPU v4's spare cubes:
@@ -33,7 +33,7 @@ def slice_intact(hosts: int, availability: float) -> float:
     0.995^256 = 0.28, 0.995^1024 = 0.006, 0.999^1024 = 0.36. This is the
     probability for the whole slice, not for one host. Raises ``ValueError``
     for an availability outside [0, 1] or negative hosts.
-    Source: source 001, "TPU v4: spare cubes behind a mirror".
+    Source: source 001, §13.5 (TPU v4 and its spare cubes).
     """
     hosts = whole("hosts", hosts, low=0, unit="hosts")
     availability = probability("availability", availability)
@@ -76,7 +76,7 @@ def slice_goodput(availability: float = 0.995, slice_cubes: int = 16, *, cubes: 
     machine at 99.5% this is 75%: three of four slices. Simple model: repair,
     spare OCS ports and partial cubes are ignored.
 
-    Source: source 001, "TPU v4: spare cubes behind a mirror"; Jouppi et al. (2023), Figure 4.
+    Source: source 001, §13.5 (TPU v4 and its spare cubes); Jouppi et al. (2023), Figure 4.
     """
     p = probability("availability", availability)
     cubes = whole("cubes", cubes, low=1, high=4_096, unit="cubes")

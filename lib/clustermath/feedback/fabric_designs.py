@@ -21,7 +21,7 @@ CH4_SECTIONS: dict[str, tuple[int, str]] = {
     "ch4-spine-cost": (4, "What the spine costs"),
     "ch4-incast": (4, "An incast at 400G"),
     "ch4-hashing": (4, "Axis (c): spreading load by software, by wiring, or by circuits"),
-    "ch4-redundancy": (4, "Axis (d): where redundancy lives"),
+    "ch4-redundancy": (4, "Axis (d): where the spare capacity sits"),
     "ch4-choose": (4, "A decision procedure"),
 }
 """MyST label -> (chapter, short title) for the sections chapter 4's feedback cites."""
