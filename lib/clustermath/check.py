@@ -92,13 +92,13 @@ def check(
 
         ✓ <label>: <value> <unit>  [<origin>: <expected> <unit>]
 
-    With a tolerance, ``about`` precedes the expected value.  The book's one rule
-    allows half a unit in the last digit of the expected value as the line prints it
-    (``half_unit``); a wider margin is printed after it, ``[...: about 560 MB (±45 MB)]``,
-    unless the label already states a width with ``±`` (``"roughly half (±5 points)"``).
-    So no line is ever wider than it says.
-
     and nothing is returned, so a check at the end of a cell adds no output.
+
+    With a tolerance, ``about`` precedes the expected value.  The book's one rule
+    (``book/how_to_use.md``) allows half a unit in the last digit of the expected value
+    as the line prints it (``half_unit``); a wider margin is printed after it,
+    ``[quoted from source 001: about 24,000 (±600)]``, unless the label already states a
+    width with ``±`` (``"roughly half (±5 points)"``). So no line is wider than it reads.
 
     ``kind`` says where ``expected`` comes from (see ``CHECK_KINDS``) and sets the
     bracket: ``[quoted from source 002: 466]``, ``[rebuilt from source 000's table: 18]``,
