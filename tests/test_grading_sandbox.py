@@ -268,13 +268,21 @@ def test_plan_and_verdict_do_not_import_each_other():
 
 
 def test_the_seccomp_program_checks_the_table_before_the_number():
-    program = seccomp.keyring_filter("x86_64")
-    assert len(program) % 8 == 0 and len(program) // 8 == 10
-    assert seccomp.keyring_filter("riscv-unknown") is None
+    program = seccomp.sandbox_filter("x86_64")
+    assert len(program) % 8 == 0 and len(program) // 8 == 13 + len(seccomp.REFUSED)
+    assert seccomp.sandbox_filter("riscv-unknown") is None
     import struct
     ops = [struct.unpack("=HBBI", program[i:i + 8]) for i in range(0, len(program), 8)]
     assert ops[0] == (0x20, 0, 0, 4) and ops[1][3] == 0xC000003E  # the arch word, compared first
-    assert {op[3] for op in ops if op[0] == 0x15} >= {248, 249, 250}
+    numbers = seccomp.ARCHES["x86_64"][1]
+    compared = {op[3] for op in ops if op[0] == 0x15}
+    assert compared >= {numbers[name] for name in seccomp.REFUSED} | {248, 249, 250, 206, 425, 327, 272}
+    for i, (code, jt, jf, k) in enumerate(ops):  # every jump lands inside the program
+        if code in (0x15, 0x45):
+            assert i + 1 + jt < len(ops) and i + 1 + jf < len(ops)
+    for machine, (_, table) in seccomp.ARCHES.items():  # every refused call has a number on every machine
+        assert set(seccomp.REFUSED) | {"clone", "clone3"} <= set(table), machine
+        assert len(set(table.values())) == len(table), machine
 
 
 def test_cgroup_v2_groups_get_a_quota_a_memory_ceiling_and_a_task_ceiling(tmp_path):
@@ -722,3 +730,50 @@ def test_python_and_package_are_bound_after_the_private_tmp(monkeypatch):
     assert tmp < at("--ro-bind", "/tmp/ci/.venv", "/tmp/ci/.venv")
     assert tmp < at("--ro-bind", "/tmp/ci/lib/clustermath", "/grading/lib/clustermath")
     assert ("--dir", "/tmp") not in zip(cmd, cmd[1:])  # the tmpfs is the folder; not made again
+
+
+SHARED_STATE_PROBE = r'''
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+def call(nr, *a):
+    return 0 if libc.syscall(nr, *a) != -1 else ctypes.get_errno()
+n = {'x86_64': dict(io_setup=206, io_uring_setup=425, fadvise=221, readahead=187, preadv2=327, unshare=272,
+                    bpf=321, perf=298, uffd=323, ptrace=101, mincore=27, clone=56),
+     'aarch64': dict(io_setup=0, io_uring_setup=425, fadvise=223, readahead=213, preadv2=286, unshare=97,
+                     bpf=280, perf=241, uffd=282, ptrace=117, mincore=232, clone=220)}[os.uname().machine]
+ctx, params = ctypes.c_ulong(0), ctypes.create_string_buffer(120)
+fd = os.open('/usr/bin/env', os.O_RDONLY)
+buf = ctypes.create_string_buffer(4096)
+iov = (ctypes.c_void_p * 2)(ctypes.addressof(buf), 4096)
+probe = {'io_setup': call(n['io_setup'], 8, ctypes.byref(ctx)), 'io_uring': call(n['io_uring_setup'], 8, params),
+         'fadvise': call(n['fadvise'], fd, 0, 4096, 4), 'readahead': call(n['readahead'], fd, 0, 4096),
+         'preadv2': call(n['preadv2'], fd, iov, 1, 0, 0, 8), 'unshare': call(n['unshare'], 0x10000000),
+         'bpf': call(n['bpf'], 0, 0, 0), 'perf': call(n['perf'], 0, 0, -1, -1, 0), 'uffd': call(n['uffd'], 0),
+         'ptrace': call(n['ptrace'], 0, 0, 0, 0), 'mincore': call(n['mincore'], 0, 4096, 0),
+         'clone_newuser': call(n['clone'], 0x10000000 | 17, 0, 0, 0, 0),
+         'proc_sys': sorted(os.listdir('/proc/sys')), 'hidden': sum(len(os.listdir(p)) for p in HIDDEN)}
+import subprocess, threading
+probe['works'] = subprocess.run(['echo', 'ok'], capture_output=True, text=True).stdout.strip()
+'''
+
+
+@NEEDS_BWRAP
+def test_the_sandbox_shares_no_writable_kernel_state():
+    """Issue 29, defects 4 and 5: aio and io_uring counters, page-cache advice and probes, namespaces,
+    bpf, perf, userfaultfd and ptrace are refused (EPERM); /proc/sys and the unused trees are empty;
+    processes and threads still work."""
+    import nbformat
+    import clustermath
+
+    if not seccomp.sandbox_filter():
+        pytest.skip("no seccomp numbers for this machine")
+    hidden = sandbox.hidden_folders()
+    code = f"HIDDEN = {hidden!r}\n" + SHARED_STATE_PROBE
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)])
+    run = sandbox.run(nbformat.writes(nb).encode(), "probe.ipynb", ["probe"], [], LIMITS,
+                      pathlib.Path(clustermath.__file__).parent)
+    record = next(json.loads(line) for line in run.lines if line.startswith(b'{"event":"name"'))
+    found = dict(record["value"]["v"])
+    assert found.pop("proc_sys") == {"$": "list", "v": []} or found.get("proc_sys") is None
+    assert found.pop("hidden") == 0 and found.pop("works") == "ok"
+    assert found == {name: 1 for name in found}, found  # EPERM, every one

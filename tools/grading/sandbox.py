@@ -15,8 +15,16 @@ The sandbox (``bwrap``, Debian's ``bubblewrap``) gets:
   from memory: the names and calls the hidden tests need, never a test or an
   expected value; the hidden *inputs* do go in (the student's function must
   be called with them, and feedback quotes them anyway);
-* a seccomp filter (``seccomp.py``) that refuses the kernel keyring, the one
-  store the namespaces above leave shared between sandboxes of one uid;
+* a seccomp filter (``seccomp.py``) that refuses the kernel state the
+  namespaces above leave shared between sandboxes (the keyring, asynchronous
+  I/O and io_uring, page-cache advice and probes, ``RWF_NOWAIT``), new
+  namespaces and mounts, ``bpf``, ``perf_event_open``, ``userfaultfd`` and
+  ``ptrace``;
+* ``/proc/sys`` hidden (an empty folder: its machine-wide counters, such as
+  ``fs/aio-nr``, were a channel between neighbours), and the large trees the
+  runner never loads (``HIDDEN``: a browser and its driver, other toolchains)
+  covered by empty folders, so that no sandbox can evict or warm their pages
+  for another;
 * as root, a user id of its own (``--reuid``: fresh for every sandbox, no
   capabilities), so nothing the kernel keeps per user carries over either;
 * a cgroup of its own (``confine.py``): one CPU quota, one memory ceiling
@@ -59,6 +67,11 @@ import seccomp  # noqa: E402
 NOBODY = 65534
 SLOT_UID = 3_900_000_000
 """As root, every sandbox runs as a fresh uid in [SLOT_UID, SLOT_UID + 2**28) (no such user exists)."""
+HIDDEN = ("/usr/lib/chromium", "/usr/lib/jvm", "/usr/lib/llvm-14", "/usr/lib/gcc", "/usr/lib/google-cloud-sdk",
+          "/usr/lib/node_modules", "/usr/share/nodejs", "/usr/lib/firefox", "/usr/lib/firefox-esr")
+"""Folders of /usr the runner never loads, covered inside the sandbox (those that exist here)."""
+HIDDEN_PACKAGES = ("playwright", "selenium", "jupyterlab", "notebook", "voila", "pyodide")
+"""Packages of the Python environment the runner never imports (the browser driver is 150 MB)."""
 MAX_LINE = 8 << 20
 MAX_OUTPUT = 32 << 20
 STARTUP_SECONDS = 30.0
@@ -295,6 +308,21 @@ def _as_nobody(uid: int | None = None) -> list[str]:
     return []
 
 
+def hidden_folders() -> list[str]:
+    """The folders covered inside the sandbox: ``HIDDEN`` and the packages of ``HIDDEN_PACKAGES`` found in
+    the interpreter's environments (only those that exist, by their real paths)."""
+    found = [p for p in HIDDEN if os.path.isdir(p) and not os.path.islink(p)]
+    import sysconfig
+
+    for key in ("purelib", "platlib"):
+        site = os.path.realpath(sysconfig.get_paths()[key])
+        for name in HIDDEN_PACKAGES:
+            path = os.path.join(site, name)
+            if os.path.isdir(path) and not os.path.islink(path) and path not in found:
+                found.append(path)
+    return found
+
+
 def _ro_binds(binds: list[tuple[str, str]], made: set[str]) -> list[str]:
     """Read-only binds, with world-readable parent folders (bwrap makes them 0700 when run as root);
     ``made``: folders that already exist in the sandbox."""
@@ -329,6 +357,9 @@ def _bwrap_command(package: pathlib.Path, notebook_name: str, limits: Limits, fd
     cmd += _ro_binds([(root, root) for root in python_roots()]
                      + [(str(package), "/grading/lib/clustermath")],
                      made={"/", "/usr", "/tmp", "/home", "/home/student"})
+    cmd += ["--perms", "0555", "--tmpfs", "/proc/sys", "--remount-ro", "/proc/sys"]
+    for folder in hidden_folders():
+        cmd += ["--perms", "0555", "--tmpfs", folder, "--remount-ro", folder]
     cmd += ["--perms", "0644", "--ro-bind-data", str(fds["runner"]), "/grading/runner.py",
             "--perms", "0644", "--ro-bind-data", str(fds["plain"]), "/grading/plain.py",
             "--perms", "0644", "--ro-bind-data", str(fds["request"]), "/grading/request.json",
@@ -365,7 +396,7 @@ def run(notebook: bytes, notebook_name: str, names: list[str], calls: list, limi
                    "plain": _memfd("plain", (HERE / "plain.py").read_bytes()),
                    "request": _memfd("request", request),
                    "notebook": _memfd("notebook", notebook)}
-            program = seccomp.keyring_filter()
+            program = seccomp.sandbox_filter()
             if program is not None:
                 fds["seccomp"] = _memfd("seccomp", program)
             cmd = _bwrap_command(package, notebook_name, limits, fds, fresh_uid())
