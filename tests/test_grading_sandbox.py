@@ -174,11 +174,15 @@ def test_collect_reads_every_file_without_following_links(tmp_path):
     entries = {e.relpath: e for e in grade.collect(tmp_path)}
     assert set(entries) == {"a.ipynb", ".dot.ipynb", "sub/deeper/b.ipynb", "link.ipynb", "dirlink",
                             "fifo.ipynb", "huge.ipynb"}
-    assert entries["a.ipynb"].data == b"{}" and entries["sub/deeper/b.ipynb"].data == b"{}"
+    read = {name: grade.read_entry(tmp_path, e) for name, e in entries.items() if not e.skip}
+    assert read["a.ipynb"] == (b"{}", None) and read["sub/deeper/b.ipynb"] == (b"{}", None)
     for name in ("link.ipynb", "dirlink", "fifo.ipynb"):
-        assert entries[name].data is None and entries[name].skip[0] == "not-a-regular-file", name
-    assert entries["huge.ipynb"].skip[0] == "too-large" and entries["huge.ipynb"].data is None
+        assert name not in read and entries[name].skip[0] == "not-a-regular-file", name
+    assert entries["huge.ipynb"].skip[0] == "too-large"
     assert "root:" not in json.dumps([e.skip for e in entries.values()])
+    (tmp_path / "a.ipynb").unlink()
+    (tmp_path / "a.ipynb").symlink_to("/etc/passwd")  # swapped for a link after the walk: not followed
+    assert grade.read_entry(tmp_path, entries["a.ipynb"])[1][0] == "not-a-regular-file"
 
 
 def test_an_existing_results_folder_is_not_overwritten_silently(tmp_path):
