@@ -96,6 +96,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE / "grading"))
 import exercises  # noqa: E402  (tools/exercises.py)
 import confine  # noqa: E402  (tools/grading/confine.py)
+import boundary  # noqa: E402  (tools/grading/boundary.py)
 import judge as judges  # noqa: E402
 import plan as plans_mod  # noqa: E402
 import sandbox  # noqa: E402
@@ -514,6 +515,23 @@ class Batch:
     """The submissions folder (files are read from it when graded)."""
     done: dict = field(default_factory=dict)
     """(shown path, sha256) -> an outcome already in results.jsonl (``--resume``)."""
+    scratch: pathlib.Path | None = None
+    """Where the chapters' bounded packages are made (``grading/boundary.py``)."""
+    _packages: dict = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def package_for(self, plan: plans_mod.Plan) -> pathlib.Path:
+        """The package the chapter's sandbox holds: without the modules every question forbids."""
+        absent = boundary.absent_modules(plan)
+        if not absent or self.scratch is None:
+            return self.package
+        with self._lock:
+            key = tuple(absent)
+            if key not in self._packages:
+                dest = self.scratch / f"lib-{len(self._packages)}"
+                dest.mkdir(parents=True)
+                self._packages[key] = boundary.bounded_package(self.package, absent, dest)
+            return self._packages[key]
 
 
 def grade_entry(entry: Entry, batch: Batch) -> Outcome:
@@ -574,7 +592,7 @@ def _grade(entry: Entry, data: bytes, batch: Batch, outcome: Outcome) -> None:
     plan = batch.graders[found.assignment]
     outcome.possible = plan.possible
     watch = sorted({m for modules in plan.own_code.values() for m in modules})
-    run = sandbox.run(found.notebook, plan.notebook, plan.names, plan.calls, batch.limits, batch.package,
+    run = sandbox.run(found.notebook, plan.notebook, plan.names, plan.calls, batch.limits, batch.package_for(plan),
                       sandbox=batch.use_sandbox, watch=watch, cgroups=batch.cgroups)
     if run.peak_memory is not None:
         outcome.memory_mb = round(run.peak_memory / (1 << 20), 1)
@@ -634,6 +652,10 @@ def _judge(outcome: Outcome, plan: plans_mod.Plan, run: sandbox.Run, verdict: di
     timed_out = sorted({c.question for c in cases if "TookTooLong" in c.message}, key=_natural)
     if timed_out:
         notes.append(f"too slow on a hidden input: {', '.join(timed_out)}")
+    absent = sorted({m.group(1) for e in errors for m in [_ABSENT.search(e)] if m})
+    if absent:
+        notes.append(f"the notebook uses the book's own model ({', '.join(absent[:5])}), which this "
+                     "exercise's sandbox does not hold: the exercises ask for the student's own code")
     borrowed = verdict.get("borrowed") or {}
     for question in sorted(borrowed, key=_natural):
         named = ", ".join(borrowed[question][:5]) or "its functions"
@@ -643,6 +665,7 @@ def _judge(outcome: Outcome, plan: plans_mod.Plan, run: sandbox.Run, verdict: di
     outcome.feedback = _feedback(plan, cases, outcome.scores, errors)
 
 
+_ABSENT = re.compile(r"OwnCodeRequired: (clustermath[A-Za-z0-9_.]{0,80})")
 _NO_MODULE = re.compile(r"ModuleNotFoundError: No module named '([A-Za-z0-9_.]{1,80})'")
 
 
@@ -873,8 +896,11 @@ def grade_folder(submissions: pathlib.Path, out: pathlib.Path, *, timeout: float
     if warning and not quiet:
         print(warning, file=sys.stderr, flush=True)
     journal = Journal(out / "results.jsonl")
+    import tempfile
+
+    scratch = pathlib.Path(tempfile.mkdtemp(prefix="grading-packages-"))
     batch = Batch(graders, limits, pathlib.Path(clustermath.__file__).resolve().parent, use_sandbox,
-                  cgroups, workers, out, submissions, journal.load() if resume else {})
+                  cgroups, workers, out, submissions, journal.load() if resume else {}, scratch)
     entries = collect(submissions, exclude=out if out.is_relative_to(submissions) else None)
     outcomes: dict[str, Outcome] = {}
     try:
@@ -898,6 +924,7 @@ def grade_folder(submissions: pathlib.Path, out: pathlib.Path, *, timeout: float
                     print(f"{o.file}  {o.status}  {_num(o.total)} / {possible}  ({o.seconds:.1f} s)", flush=True)
     finally:
         batch.workers.close()
+        shutil.rmtree(scratch, ignore_errors=True)
         for group in confine.sweep_own():
             print(f"warning: the sandbox group {group} could not be removed", file=sys.stderr)
     ordered = [outcomes[e.shown] for e in entries]
