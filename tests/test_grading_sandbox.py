@@ -781,3 +781,118 @@ def test_the_sandbox_shares_no_writable_kernel_state():
     assert found.pop("proc_sys") == {"$": "list", "v": []} or found.get("proc_sys") is None
     assert found.pop("hidden") == 0 and found.pop("works") == "ok"
     assert found == {name: 1 for name in found}, found  # EPERM, every one
+
+
+# ---------------------------------------------------------------- round three (issue 29): outside the sandbox
+
+def test_check_cells_are_found_line_by_line_in_linear_time():
+    """Issue 29, defect 1: 25 cells of 100,000 newlines kept ``^\\s*grader\\.check`` (MULTILINE) ~9 s each."""
+    import inspection
+
+    cells = [(0, "code", "x = 1"), (1, "code", "\n" * 90_000 + '  grader.check("q1")'),
+             (2, "code", "\n" * 100_000), (3, "markdown", 'grader.check("q9")'), (4, "code", 'grader.check( "q2" )')]
+    start = time.process_time()
+    found = inspection.cell_questions(cells * 1 + [(5 + i, "code", "\n" * 100_000) for i in range(25)])
+    assert time.process_time() - start < 1.0
+    assert found == {0: "q1", 1: "q1", 2: "q2", 4: "q2"}
+    assert inspection.check_of('grader.check("q1")') == "q1" and inspection.check_of("# grader.check('q1')") is None
+    assert inspection.assigned_names("q1_racks, q1_idle = f(1)\ndef g(): pass\nimport numpy as np") == \
+        ["g", "np", "q1_idle", "q1_racks"]
+    assert inspection.assigned_names("%timeit x") == []
+
+
+def test_one_sanitiser_for_every_student_made_text(tmp_path):
+    """Issue 29, defect 2: a lone surrogate in a note stopped files.csv and every grades CSV."""
+    assert grade.clean("a\ud800b") == "a\\ud800b" and grade.clean("x" * 50, 10).startswith("x" * 10 + "...")
+    assert grade.clean("tab\tline\nbell\x07rtl\u202e") == "tab\tline\nbell\\u0007rtl\\u202e"
+    bad = grade.Outcome("a.ipynb", "graded-with-errors", "s1", "ch01", "a\udc80", {"q1": 1.0}, 1.0,
+                        note="cell 3: ValueError: \ud800", feedback=["## q1", "\udfff" * 10])
+    good = grade.Outcome("b.ipynb", "graded", "s2", "ch01", "b", {"q1": 1.0}, 1.0)
+
+    class Plan:
+        points, possible = {"q1": 1.0}, 1.0
+
+    grade.write_reports([bad, good], {"ch01": Plan()}, tmp_path)
+    rows = list(csv.DictReader(open(tmp_path / "files.csv", encoding="utf-8")))
+    assert [r["file"] for r in rows] == ["a.ipynb", "b.ipynb"] and "\\ud800" in rows[0]["note"]
+    grades = list(csv.DictReader(open(tmp_path / "grades-ch01.csv", encoding="utf-8")))
+    assert [r["total"] for r in grades] == ["1", "1"]
+    assert len(list((tmp_path / "feedback").iterdir())) == 2
+
+
+def test_the_walk_has_no_recursion_and_a_depth_cap(tmp_path):
+    """Issue 29, defect 3: 996 nested folders raised RecursionError before anything was graded."""
+    fd = os.open(tmp_path, os.O_RDONLY)
+    for _ in range(1200):
+        os.mkdir("d", dir_fd=fd)
+        inner = os.open("d", os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = inner
+    os.close(fd)
+    (tmp_path / "neighbour").mkdir()
+    (tmp_path / "neighbour" / "hw.ipynb").write_text("{}")
+    entries = {e.relpath: e for e in grade.collect(tmp_path)}
+    deep = "/".join(["d"] * (grade.MAX_DEPTH + 1))
+    assert set(entries) == {"neighbour/hw.ipynb", deep}
+    assert entries[deep].skip[0] == "too-deep" and entries["neighbour/hw.ipynb"].skip is None
+
+
+def test_caps_per_student_folder_and_duplicate_flags_stay_small(tmp_path):
+    """Issue 29, defects 7 and 8: 4,000 identical files made a 320 MB files.csv; 800 sparse 5 MB files
+    were all held in memory. Past the caps a file gets a row and is never read; a flag names three
+    others and the count."""
+    (tmp_path / "gina").mkdir()
+    for i in range(grade.MAX_FILES_PER_STUDENT + 50):
+        (tmp_path / "gina" / f"c{i}.ipynb").write_bytes(b"{}")
+    (tmp_path / "hank").mkdir()
+    for i in range(15):
+        with open(tmp_path / "hank" / f"h{i}.ipynb", "wb") as handle:
+            handle.truncate(grade.MAX_BYTES - 1)
+    entries = grade.collect(tmp_path)
+    skipped = [e for e in entries if e.skip and e.skip[0] == "left-out"]
+    assert sum(e.relpath.startswith("gina/") for e in skipped) == 50
+    assert sum(e.relpath.startswith("hank/") for e in skipped) == 15 - grade.MAX_BYTES_PER_STUDENT // grade.MAX_BYTES
+    group = [grade.Outcome(f"gina/c{i}.ipynb", "not-a-notebook", "same", "", "gina") for i in range(100)]
+    grade.flag_duplicates(group)
+    assert group[0].flags == "same content as gina/c1.ipynb, gina/c2.ipynb, gina/c3.ipynb and 96 more"
+    assert max(len(o.flags) for o in group) < 120
+
+
+def test_model_calls_are_charged_to_every_question_a_cell_assigns():
+    """Issue 29, defect 6: a cell's model calls counted only for the question whose check followed it."""
+    import types
+    import verdict
+
+    plan = types.SimpleNamespace(own_code={"q1": ["clustermath.placement"], "q2": ["clustermath.placement"]})
+    object.__setattr__(plan, "_question_names", {"q1": {"q1_racks", "domains_needed"}, "q2": {"q2_hops"},
+                                                 "q3": {"q3_x"}})
+    answers = verdict.Answers(cells={"models": {"7": ["clustermath.placement.placement"]}},
+                              cell_questions={7: "q2"}, cell_names={7: ["q1_racks", "q3_x", "other"]})
+    assert verdict.charged(plan, answers, 7) == {"q1", "q2", "q3"}
+    assert verdict.borrowed_in_cells(plan, answers) == {"q1": ["clustermath.placement.placement"],
+                                                        "q2": ["clustermath.placement.placement"]}
+    answers.cell_questions = {}  # a cell after the last check: charged by its names alone
+    assert set(verdict.borrowed_in_cells(plan, answers)) == {"q1"}
+
+
+def test_a_chapter_sandbox_holds_only_the_modules_its_exercises_may_use(tmp_path):
+    """Issue 29, defect 6: the watch could be undone from inside; a module every question forbids is a
+    stand-in in the chapter's sandbox package, and the rest of the package still imports."""
+    import types
+    import boundary
+    import clustermath
+
+    every = types.SimpleNamespace(points={"q1": 1, "q2": 1}, own_code={"q1": ["clustermath.placement"],
+                                                                        "q2": ["clustermath.placement"]})
+    some = types.SimpleNamespace(points={"q1": 1, "q2": 1}, own_code={"q1": ["clustermath.placement"]})
+    assert boundary.absent_modules(every) == ["clustermath.placement"] and boundary.absent_modules(some) == []
+    package = boundary.bounded_package(pathlib.Path(clustermath.__file__).parent, ["clustermath.placement"], tmp_path)
+    code = ("import clustermath, importlib.util, os\n"
+            "from clustermath.placement import placement\n"
+            "try:\n    placement(16, 10, 77, 72)\nexcept Exception as exc:\n    print(type(exc).__name__)\n"
+            "print(clustermath.young_interval(3600.0, 60.0) > 0)\n"
+            "print('def placement' in open(os.path.join(os.path.dirname(clustermath.__file__), 'placement',"
+            " 'parallelism.py')).read())\n")
+    done = subprocess.run([sys.executable, "-c", code], env={"PYTHONPATH": str(package.parent), "PATH": "/usr/bin"},
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert done.stdout.split() == ["OwnCodeRequired", "True", "False"], done.stderr[-2000:]
