@@ -371,8 +371,29 @@ def _sha(path: pathlib.Path) -> str:
 
 
 def _tree(folder: pathlib.Path) -> dict[str, str]:
-    return {str(p.relative_to(folder)): _sha(p) for p in sorted(folder.rglob("*"))
-            if p.is_symlink() or p.is_file()}
+    """Every file under ``folder`` (iteratively: the attack folder nests 996 levels) with its hash; files
+    over 1 MB (the sparse ones) by size, inode and modification time."""
+    found, stack = {}, [(os.open(folder, os.O_RDONLY | os.O_DIRECTORY), "")]
+    while stack:
+        fd, rel = stack.pop()
+        try:
+            for entry in os.scandir(fd):
+                path = f"{rel}{entry.name}"
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append((os.open(entry.name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd), path + "/"))
+                    continue
+                info = entry.stat(follow_symlinks=False)
+                if entry.is_symlink():
+                    found[path] = "link"
+                elif info.st_size > 1 << 20:
+                    found[path] = f"{info.st_size} {info.st_ino} {info.st_mtime_ns}"
+                else:
+                    handle = os.open(entry.name, os.O_RDONLY | os.O_NONBLOCK, dir_fd=fd)
+                    with open(handle, "rb") as stream:
+                        found[path] = hashlib.sha256(stream.read()).hexdigest() if entry.is_file() else "other"
+        finally:
+            os.close(fd)
+    return found
 
 
 def _sandbox_processes() -> list[str]:
@@ -483,6 +504,8 @@ def test_every_file_gets_a_row(attacked):
         assert feedback.read_text(encoding="utf-8").startswith(f"# {name}\n"), name
     print(f"\nattack batch: {len(rows)} files in {attacked['seconds']:.0f} s")
     for name in attacked["manifest"]:
+        if name.startswith(("gina/", "hank/")) and not name.endswith(("_0.ipynb", "_1.ipynb")):
+            continue
         o = attacked["outcomes"][name]
         print(f"  {name[:44]:44} {o.status:18} {o.total:>5g}/{o.possible:<3g} {o.seconds:5.1f} s  grader "
               f"{o.grader_seconds:4.2f} s  memory {o.memory_mb if o.memory_mb is not None else '-'} MB")
@@ -896,3 +919,29 @@ def test_a_chapter_sandbox_holds_only_the_modules_its_exercises_may_use(tmp_path
     done = subprocess.run([sys.executable, "-c", code], env={"PYTHONPATH": str(package.parent), "PATH": "/usr/bin"},
                           capture_output=True, text=True, cwd=tmp_path)
     assert done.stdout.split() == ["OwnCodeRequired", "True", "False"], done.stderr[-2000:]
+
+
+@SLOW
+@NEEDS_BWRAP
+def test_round_three_reports_stay_whole_and_small(attacked):
+    """Issue 29: the surrogate rows are in every report; 4,000 identical files and 800 sparse ones give a
+    files.csv under 5 MB; the grader's memory stays under 1.5 GB; the padded notebook costs the grader
+    little and its honest neighbour keeps full marks; no way past the watch beats plain use."""
+    import resource
+
+    out, outcomes = attacked["out"], attacked["outcomes"]
+    size = (out / "files.csv").stat().st_size
+    assert size < 5 << 20, size
+    for assignment in {o.assignment for o in outcomes.values() if o.assignment}:
+        rows = list(csv.DictReader(open(out / f"grades-{assignment}.csv", encoding="utf-8")))
+        assert len(rows) == sum(o.assignment == assignment for o in outcomes.values()), assignment
+    assert "\\ud800" in _rows(out)["surrogate_error.ipynb"]["note"]
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss << 10  # the grader ran in this process
+    assert peak < 1.5 * (1 << 30), peak
+    padded = outcomes["padded_0.ipynb"]
+    assert padded.grader_seconds < 5 and padded.seconds < 30, (padded.grader_seconds, padded.seconds)
+    plain = outcomes["standin_ch03_placement.ipynb"].total
+    for way in ("closure", "second_load", "used_set", "plain_late"):
+        assert outcomes[f"watch_ch03_{way}.ipynb"].total <= plain, way
+    print(f"\nfiles.csv {size / 1e6:.2f} MB; grader peak {peak / 1e9:.2f} GB; padded notebook "
+          f"{padded.seconds:.1f} s ({padded.grader_seconds:.2f} s of the grader's time)")
