@@ -134,7 +134,7 @@ lab-check: $(STAMP) $(LAB_STAMP)
 #   make exercises-check              CI: exercises/ up to date, solutions full marks, blank copies
 #                                     zero, planted mistakes named, the sandboxed grader beats the
 #                                     attack folder (tools/grading/attacks.py), chapter 1's Gradescope
-#                                     zip installs clustermath and grades in a clean venv (_build/)
+#                                     zip installs clustermath and grades in a clean venv (~/.cache)
 #   make grade SUBMISSIONS=<folder>   grade every file under <folder>, each in a bubblewrap sandbox
 #                                     with a cgroup of its own: $(GRADE_OUT)/grades-<assignment>.csv,
 #                                     files.csv, feedback/

@@ -47,6 +47,7 @@ import copy
 import difflib
 import hashlib
 import json
+import os
 import pathlib
 import re
 import shutil
@@ -297,6 +298,9 @@ def _question_points(master: pathlib.Path) -> tuple[str, dict[str, float]]:
     return name, points
 
 
+AUTOGRADER_CHECK = pathlib.Path(os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home() / ".cache") \
+    / "ai-training-clusters-grading" / "autograder-check"
+"""The clean environment of ``autograder-check``: made once from pip's cache, then reused."""
 BOOK_FOLDER = "book"
 """Where the zip holds the book's package."""
 INSTALL_SCRIPT = "install_book.sh"
@@ -429,6 +433,14 @@ def autograder_check(work: pathlib.Path, stem: str = "ch01_exercises") -> list[s
         subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet",
                         f"otter-grader[grading]=={otter.__version__}"], check=True)
     env = {"PATH": f"{venv / 'bin'}:/usr/bin:/bin", "HOME": str(work), "LANG": "C.UTF-8"}
+    # the environment is kept between runs (otter's own install takes minutes); the book's package is
+    # removed first, so that only the zip's own script can put it back
+    subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "uninstall", "--yes", "--quiet", "clustermath"],
+                   env=env, capture_output=True, cwd=work)
+    gone = subprocess.run([str(venv / "bin" / "python"), "-c", "import clustermath"], env=env,
+                          capture_output=True, cwd="/")
+    if gone.returncode == 0:
+        return ["clustermath could not be removed from the check's environment before the install"]
     done = subprocess.run(["bash", str(source / INSTALL_SCRIPT)], env=env, capture_output=True, text=True,
                           cwd=work)
     if done.returncode != 0 or "clustermath" not in done.stdout:
@@ -465,7 +477,8 @@ def main(argv: list[str]) -> int:
     ag = sub.add_parser("autograder", help="write the autograder zips into a folder")
     ag.add_argument("out", type=pathlib.Path)
     zc = sub.add_parser("autograder-check", help="install a zip in a clean environment and grade with it")
-    zc.add_argument("--work", type=pathlib.Path, default=ROOT / "_build" / "autograder-check")
+    zc.add_argument("--work", type=pathlib.Path, default=AUTOGRADER_CHECK,
+                    help="where the clean environment and the zip are kept (reused between runs)")
     args = parser.parse_args(argv)
 
     if args.command == "autograder-check":

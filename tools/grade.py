@@ -16,7 +16,10 @@ graded, or skipped with the reason. Grading a notebook takes three passes
    (function and plain-data arguments) they make;
 2. **sandbox**: the notebook runs under bubblewrap (no network, its own PID
    namespace, read-only Python environment, a private tmpfs holding only the
-   submission, no kernel keyring, a fresh uid) inside a cgroup of its own
+   submission, a seccomp filter refusing the kernel state sandboxes would
+   share, ``/proc/sys`` hidden, a fresh uid; for a chapter whose every
+   question asks for the student's own code, a package without the model
+   they must not call, see ``grading/boundary.py``) inside a cgroup of its own
    (one CPU quota, one memory ceiling counting in-memory files, one task
    ceiling) with the grader's own interpreter, whatever kernel the notebook
    names; then the recorded names are read and the recorded calls made, each
@@ -471,29 +474,30 @@ class Workers:
             worker.warm(self._plans)
 
     def inspect(self, data, is_notebook, suffix, assignments, seconds) -> dict:
-        worker = self._idle.get()
+        worker = self._borrow()
         try:
             return worker.inspect(data, is_notebook, suffix, assignments, seconds)
         finally:
             self._idle.put(worker)
 
     def judge(self, plan, lines, cells, seconds, names=None) -> dict:
+        worker = self._borrow()
         try:
-            worker = self._idle.get(timeout=1.0)  # the usual wait for the other job's verdict: 0.1 s
+            return worker.judge(plan, lines, cells, seconds, names)
+        finally:
+            self._idle.put(worker)
+
+    def _borrow(self) -> judges.Judge:
+        try:
+            return self._idle.get(timeout=1.0)  # the usual wait for the other job's verdict: 0.1 s
         except queue.Empty:  # a verdict that takes long (a forged answer): another worker for the rest
             with self._lock:
                 if len(self._all) < self._jobs:
                     worker = judges.Judge()
                     worker.warm(self._plans)
                     self._all.append(worker)
-                else:
-                    worker = None
-            if worker is None:
-                worker = self._idle.get()
-        try:
-            return worker.judge(plan, lines, cells, seconds, names)
-        finally:
-            self._idle.put(worker)
+                    return worker
+            return self._idle.get()
 
     def close(self) -> None:
         for worker in self._all:
