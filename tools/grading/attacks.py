@@ -782,7 +782,7 @@ MANIFEST: dict[str, tuple[tuple[str, ...], str]] = {
         "read_solutions", "read_tests", "detached_rewriter", "overwrite_others", "overwrite_autograder",
         "network", "fork_survivors")},
     # past 2 GB the cgroup's OOM killer may end the runner itself: zero either way
-    "cheat_memory_hog.ipynb": (GRADED + ("crashed",), "zero"),
+    "cheat_memory_hog.ipynb": (GRADED + ("crashed", "timeout"), "zero"),  # 2 GB takes 5-7 s on a busy host
     # inside its PID namespace it may take the sandbox down with it, never the grader
     "cheat_kill_grader.ipynb": (GRADED + ("crashed",), "zero"),
     "cheat_flood_output.ipynb": (GRADED + ("output-too-large",), "zero"),
