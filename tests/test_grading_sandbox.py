@@ -779,7 +779,8 @@ probe = {'io_setup': call(n['io_setup'], 8, ctypes.byref(ctx)), 'io_uring': call
          'bpf': call(n['bpf'], 0, 0, 0), 'perf': call(n['perf'], 0, 0, -1, -1, 0), 'uffd': call(n['uffd'], 0),
          'ptrace': call(n['ptrace'], 0, 0, 0, 0), 'mincore': call(n['mincore'], 0, 4096, 0),
          'clone_newuser': call(n['clone'], 0x10000000 | 17, 0, 0, 0, 0),
-         'proc_sys': sorted(os.listdir('/proc/sys')), 'hidden': sum(len(os.listdir(p)) for p in HIDDEN)}
+         'proc_sys': sorted(os.listdir('/proc/sys')), 'hidden': sum(len(os.listdir(p)) for p in HIDDEN),
+         'large': sum(os.path.getsize(p) for p in LARGE)}
 import subprocess, threading
 probe['works'] = subprocess.run(['echo', 'ok'], capture_output=True, text=True).stdout.strip()
 '''
@@ -796,14 +797,14 @@ def test_the_sandbox_shares_no_writable_kernel_state():
     if not seccomp.sandbox_filter():
         pytest.skip("no seccomp numbers for this machine")
     hidden = sandbox.hidden_folders()
-    code = f"HIDDEN = {hidden!r}\n" + SHARED_STATE_PROBE
+    code = f"HIDDEN = {hidden!r}\nLARGE = {sandbox.large_files()!r}\n" + SHARED_STATE_PROBE
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)])
     run = sandbox.run(nbformat.writes(nb).encode(), "probe.ipynb", ["probe"], [], LIMITS,
                       pathlib.Path(clustermath.__file__).parent)
     record = next(json.loads(line) for line in run.lines if line.startswith(b'{"event":"name"'))
     found = dict(record["value"]["v"])
     assert found.pop("proc_sys") == {"$": "list", "v": []} or found.get("proc_sys") is None
-    assert found.pop("hidden") == 0 and found.pop("works") == "ok"
+    assert found.pop("hidden") == 0 and found.pop("large") == 0 and found.pop("works") == "ok"
     assert found == {name: 1 for name in found}, found  # EPERM, every one
 
 

@@ -21,10 +21,11 @@ The sandbox (``bwrap``, Debian's ``bubblewrap``) gets:
   namespaces and mounts, ``bpf``, ``perf_event_open``, ``userfaultfd`` and
   ``ptrace``;
 * ``/proc/sys`` hidden (an empty folder: its machine-wide counters, such as
-  ``fs/aio-nr``, were a channel between neighbours), and the large trees the
+  ``fs/aio-nr``, were a channel between neighbours), the large trees the
   runner never loads (``HIDDEN``: a browser and its driver, other toolchains)
-  covered by empty folders, so that no sandbox can evict or warm their pages
-  for another;
+  covered by empty folders, and every other file of ``/usr`` over 16 MB that
+  it never loads (``large_files``: node, GPU drivers, LLVM) replaced by
+  ``/dev/null``, so that no sandbox can warm their pages for another;
 * as root, a user id of its own (``--reuid``: fresh for every sandbox, no
   capabilities), so nothing the kernel keeps per user carries over either;
 * a cgroup of its own (``confine.py``): one CPU quota, one memory ceiling
@@ -70,6 +71,10 @@ SLOT_UID = 3_900_000_000
 HIDDEN = ("/usr/lib/chromium", "/usr/lib/jvm", "/usr/lib/llvm-14", "/usr/lib/gcc", "/usr/lib/google-cloud-sdk",
           "/usr/lib/node_modules", "/usr/share/nodejs", "/usr/lib/firefox", "/usr/lib/firefox-esr")
 """Folders of /usr the runner never loads, covered inside the sandbox (those that exist here)."""
+LARGE_FILE = 16 << 20
+"""Files of /usr at least this large that the runner never loads are covered one by one (``large_files``)."""
+_UNUSED_LIBRARIES = ("libLLVM", "libclang", "libz3", "libnv", "libcu", "libmozjs", "libwebkit", "libQt")
+"""Shared libraries among those large files that no notebook's Python loads (any other ``.so`` stays)."""
 HIDDEN_PACKAGES = ("playwright", "selenium", "jupyterlab", "notebook", "voila", "pyodide")
 """Packages of the Python environment the runner never imports (the browser driver is 150 MB)."""
 MAX_LINE = 8 << 20
@@ -333,6 +338,44 @@ def hidden_folders() -> list[str]:
     return found
 
 
+_LARGE: list[tuple[str, ...]] = []
+
+
+def large_files() -> tuple[str, ...]:
+    """Regular files of /usr of ``LARGE_FILE`` bytes or more that the runner does not load: programs and
+    data (node, a browser's data, package lists) and the shared libraries of ``_UNUSED_LIBRARIES`` or of
+    GPU drivers; found once per process by a walk without recursion, outside the ``HIDDEN`` folders.
+    Inside the sandbox each one is /dev/null."""
+    if _LARGE:
+        return _LARGE[0]
+    hidden = tuple(p + "/" for p in HIDDEN)
+    found, stack = [], ["/usr"]
+    while stack:
+        folder = stack.pop()
+        if (folder + "/").startswith(hidden):
+            continue
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
+                    continue
+                if not entry.is_file(follow_symlinks=False) or \
+                        entry.stat(follow_symlinks=False).st_size < LARGE_FILE:
+                    continue
+            except OSError:
+                continue
+            library = ".so" in entry.name
+            if library and not (entry.name.startswith(_UNUSED_LIBRARIES) or "/dri/" in entry.path):
+                continue
+            found.append(entry.path)
+    _LARGE.append(tuple(sorted(found)))
+    return _LARGE[0]
+
+
 def _ro_binds(binds: list[tuple[str, str]], made: set[str]) -> list[str]:
     """Read-only binds, with world-readable parent folders (bwrap makes them 0700 when run as root);
     ``made``: folders that already exist in the sandbox."""
@@ -370,6 +413,8 @@ def _bwrap_command(package: pathlib.Path, notebook_name: str, limits: Limits, fd
     cmd += ["--perms", "0555", "--tmpfs", "/proc/sys", "--remount-ro", "/proc/sys"]
     for folder in hidden_folders():
         cmd += ["--perms", "0555", "--tmpfs", folder, "--remount-ro", folder]
+    for path in large_files():
+        cmd += ["--ro-bind", "/dev/null", path]
     cmd += ["--perms", "0644", "--ro-bind-data", str(fds["runner"]), "/grading/runner.py",
             "--perms", "0644", "--ro-bind-data", str(fds["plain"]), "/grading/plain.py",
             "--perms", "0644", "--ro-bind-data", str(fds["request"]), "/grading/request.json",
