@@ -291,12 +291,9 @@ def read_entry(root: str | os.PathLike, entry: Entry, max_bytes: int = MAX_BYTES
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            kind = "a FIFO" if stat.S_ISFIFO(info.st_mode) else "a socket" if stat.S_ISSOCK(info.st_mode) \
-                else "a device" if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode) else "not a file"
-            return None, ("not-a-regular-file", f"{kind}, not read")
+            return None, ("not-a-regular-file", f"{_kind(info.st_mode)}, not read")
         if info.st_size > max_bytes:
-            return None, ("too-large", f"{_mb(info.st_size)}, more than the {_mb(max_bytes)} "
-                                       "a notebook may have; not read")
+            return None, _too_large(info.st_size, max_bytes)
         chunks, size = [], 0
         while size <= max_bytes:
             chunk = os.read(fd, min(1 << 20, max_bytes + 1 - size))
@@ -309,6 +306,16 @@ def read_entry(root: str | os.PathLike, entry: Entry, max_bytes: int = MAX_BYTES
         return b"".join(chunks), None
     finally:
         os.close(fd)
+
+
+def _kind(mode: int) -> str:
+    """What a file that is not a regular file is, in words."""
+    return "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) \
+        else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a file"
+
+
+def _too_large(size: int, max_bytes: int) -> tuple[str, str]:
+    return "too-large", f"{_mb(size)}, more than the {_mb(max_bytes)} a notebook may have; not read"
 
 
 def _mb(n: int) -> str:
@@ -324,12 +331,9 @@ def _classify(rel: str, name: str, dirfd: int, max_bytes: int) -> Entry:
     if stat.S_ISLNK(info.st_mode):
         return Entry(rel, skip=("not-a-regular-file", "a symbolic link: not followed, not read"))
     if not stat.S_ISREG(info.st_mode):
-        kind = "a FIFO" if stat.S_ISFIFO(info.st_mode) else "a socket" if stat.S_ISSOCK(info.st_mode) \
-            else "a device" if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode) else "not a file"
-        return Entry(rel, skip=("not-a-regular-file", f"{kind}, not read"))
+        return Entry(rel, skip=("not-a-regular-file", f"{_kind(info.st_mode)}, not read"))
     if info.st_size > max_bytes:
-        return Entry(rel, info.st_size, ("too-large", f"{_mb(info.st_size)}, more than the {_mb(max_bytes)} "
-                                                      "a notebook may have; not read"))
+        return Entry(rel, info.st_size, _too_large(info.st_size, max_bytes))
     return Entry(rel, info.st_size)
 
 
