@@ -953,3 +953,21 @@ def test_round_three_reports_stay_whole_and_small(attacked):
         assert outcomes[f"watch_ch03_{way}.ipynb"].total <= plain, way
     print(f"\nfiles.csv {size / 1e6:.2f} MB; grader peak {peak / 1e9:.2f} GB; padded notebook "
           f"{padded.seconds:.1f} s ({padded.grader_seconds:.2f} s of the grader's time)")
+
+
+def test_the_notebook_is_read_in_the_worker_under_a_time_limit():
+    """Issue 29, defect 1: reading a submission happens in the verdict worker, which is stopped (and
+    replaced) when it takes longer than its limit; the next file is read by a fresh one."""
+    import judge as judges
+    import nbformat
+
+    worker = judges.Judge()
+    try:
+        small = nbformat.writes(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")])).encode()
+        assert worker.inspect(small, True, ".ipynb", ["ch01"], 30.0)["assignment"] == "ch01"
+        big = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("\n" * 100_000) for _ in range(25)])
+        with pytest.raises(judges.JudgeTimeout):
+            worker.inspect(nbformat.writes(big).encode(), True, ".ipynb", ["ch01"], 0.001)
+        assert worker.inspect(b"   ", True, ".ipynb", ["ch01"], 30.0)["status"] == "empty"
+    finally:
+        worker.close()
