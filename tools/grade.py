@@ -461,15 +461,18 @@ def inspect(relpath: str, data: bytes, graders: dict[str, plans_mod.Plan], worke
 
 
 class Workers:
-    """The batch's verdict workers (``grading/judge.py``): one started at once, another (up to one per
-    job) only when a verdict keeps every worker busy for a second (a verdict takes about 0.1 s and a
-    sandbox about a second, so one worker usually serves every job)."""
+    """The batch's verdict workers (``grading/judge.py``), which also read each notebook before its
+    sandbox: two started at once when the batch has two jobs or more (their imports overlap the
+    reading of the plans, and a file never waits for a worker to start), another (up to one per job)
+    only when a request keeps every worker busy for a second (a verdict takes about 0.1 s and a
+    sandbox about a second, so one or two workers usually serve every job)."""
 
     def __init__(self, jobs: int = 1) -> None:
         self._idle: "queue.Queue[judges.Judge]" = queue.Queue()
-        self._all: list[judges.Judge] = [judges.Judge()]
-        self._all[0].start()  # its imports overlap the reading of the plans
-        self._idle.put(self._all[0])
+        self._all: list[judges.Judge] = [judges.Judge() for _ in range(min(2, max(1, jobs)))]
+        for worker in self._all:
+            worker.start()
+            self._idle.put(worker)
         self._jobs, self._plans, self._lock = max(1, jobs), (), threading.Lock()
 
     def warm(self, plans) -> None:

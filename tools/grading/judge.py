@@ -69,6 +69,9 @@ def serve() -> int:
         except EOFError:
             return 0
         if message[0] == "plans":  # warm-up, no answer: read and compile every plan of the batch
+            import inspection  # noqa: F401  (and nbformat, which reading a notebook needs)
+            import nbformat  # noqa: F401
+
             for key, plan_json in message[1].items():
                 plans[key] = read(plan_json)
                 verdict.compiled(plans[key])
