@@ -133,7 +133,8 @@ lab-check: $(STAMP) $(LAB_STAMP)
 #   make exercises                    regenerate exercises/ from solutions/ (commit the result)
 #   make exercises-check              CI: exercises/ up to date, solutions full marks, blank copies
 #                                     zero, planted mistakes named, the sandboxed grader beats the
-#                                     attack folder (tools/grading/attacks.py)
+#                                     attack folder (tools/grading/attacks.py), chapter 1's Gradescope
+#                                     zip installs clustermath and grades in a clean venv (~/.cache)
 #   make grade SUBMISSIONS=<folder>   grade every file under <folder>, each in a bubblewrap sandbox
 #                                     with a cgroup of its own: $(GRADE_OUT)/grades-<assignment>.csv,
 #                                     files.csv, feedback/
@@ -155,6 +156,7 @@ exercises: $(STAMP)
 exercises-check: $(STAMP)
 	$(BIN)/python tools/exercises.py check
 	EXERCISE_GRADING_TESTS=1 $(BIN)/python -m pytest -q -rs tests/test_exercises_grading.py tests/test_grading_sandbox.py -p no:cacheprovider
+	$(BIN)/python tools/exercises.py autograder-check
 
 grade: $(STAMP)
 	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=<folder> [GRADE_OUT=grading-output] [TIMEOUT=60] [CALL_TIMEOUT=10] [TOTAL_TIMEOUT=120] [JOBS=2] [RESUME=1|OVERWRITE=1] [NO_SANDBOX=1]"; exit 2; }

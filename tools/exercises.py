@@ -10,14 +10,20 @@ in otter-grader's format: prompts, solutions, and public and hidden tests
   by the book build): prompts and folded solutions without otter's markers,
   and the tests, hidden from the page, so a build fails if a solution does; and
 * otter's autograder zip (not committed: it holds the hidden tests), for
-  Gradescope; ``tools/grade.py`` grades from the same tests through
-  ``tools/grading/plan.py``.
+  Gradescope, with the book's package inside it (``book/``: ``clustermath``
+  from ``lib/``, a ``pyproject.toml``, and ``requirements.txt`` pinning its
+  dependencies as the book does) and ``install_book.sh``, which the zip's
+  ``setup.sh`` runs in otter's environment: every test imports
+  ``clustermath``, which is on no package index. ``tools/grade.py`` grades
+  from the same tests through ``tools/grading/plan.py``.
 
 Usage::
 
     python tools/exercises.py build             regenerate exercises/ and book/solutions/
     python tools/exercises.py check             fail if either is out of date
     python tools/exercises.py autograder DIR    write the autograder zips into DIR
+    python tools/exercises.py autograder-check  install one zip in a clean environment and grade
+                                                a solved and a blank notebook with it (slow)
 
 Cell tags in a master steer the derivation. ``solutions-only`` cells (the
 solutions page's title, discussions) are dropped from the student copy;
@@ -41,6 +47,7 @@ import copy
 import difflib
 import hashlib
 import json
+import os
 import pathlib
 import re
 import shutil
@@ -291,24 +298,175 @@ def _question_points(master: pathlib.Path) -> tuple[str, dict[str, float]]:
     return name, points
 
 
-def autograders(out: pathlib.Path, solutions: pathlib.Path = SOLUTIONS) -> dict[str, Autograder]:
-    """Build (or reuse, keyed by the master's content) one autograder zip per master in ``out``."""
+AUTOGRADER_CHECK = pathlib.Path(os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home() / ".cache") \
+    / "ai-training-clusters-grading" / "autograder-check"
+"""The clean environment of ``autograder-check``: made once from pip's cache, then reused."""
+BOOK_FOLDER = "book"
+"""Where the zip holds the book's package."""
+INSTALL_SCRIPT = "install_book.sh"
+INSTALL = """#!/usr/bin/env bash
+# Installs the book's package (clustermath) and its pinned dependencies into the Python on PATH.
+# The autograder's setup.sh runs it inside otter's environment; it works from any folder.
+set -e
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+python -m pip install --no-input -r "$here/book/requirements.txt" "$here/book"
+python -c "import clustermath; print('clustermath', clustermath.__file__)"
+"""
+SETUP_LINE = "\n# the book's package, which every test imports (added by tools/exercises.py)\n" \
+             "mamba run -n otter-env bash /autograder/source/install_book.sh\n"
+
+
+def _package_requirements() -> str:
+    """The package's dependencies (pyproject) pinned as the book's requirements.txt pins them."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    wanted = {re.split(r"[<>=\[ ;]", d, maxsplit=1)[0].lower() for d in project["dependencies"]}
+    pins = {}
+    for line in (ROOT / "requirements.txt").read_text().splitlines():
+        line = line.split("#", 1)[0].strip()
+        name = re.split(r"[<>=\[ ;]", line, maxsplit=1)[0].lower()
+        if name in wanted:
+            pins[name] = line
+    return "\n".join(pins.get(name, name) for name in sorted(wanted)) + "\n"
+
+
+def _package_pyproject() -> str:
+    """The repository's pyproject.toml for the package alone (no readme, no test settings)."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    return (
+        '[build-system]\nrequires = ["setuptools>=68"]\nbuild-backend = "setuptools.build_meta"\n\n'
+        f'[project]\nname = "{project["name"]}"\nversion = "{project["version"]}"\n'
+        f'requires-python = "{project["requires-python"]}"\n'
+        f'dependencies = {json.dumps(project["dependencies"])}\n\n'
+        '[tool.setuptools.packages.find]\nwhere = ["lib"]\n\n'
+        '[tool.setuptools.package-data]\n"clustermath.validation" = ["measurements.csv"]\n')
+
+
+def add_book_package(zip_path: pathlib.Path) -> None:
+    """Put the book's package into an otter autograder zip and have its setup.sh install it."""
+    import zipfile
+
+    with zipfile.ZipFile(zip_path) as source:
+        members = {info.filename: source.read(info) for info in source.infolist()}
+    if "setup.sh" not in members:
+        raise RuntimeError(f"{zip_path} has no setup.sh: not an otter autograder zip")
+    setup = members["setup.sh"].decode()
+    if INSTALL_SCRIPT not in setup:
+        members["setup.sh"] = (setup.rstrip("\n") + "\n" + SETUP_LINE).encode()
+    members[INSTALL_SCRIPT] = INSTALL.encode()
+    members[f"{BOOK_FOLDER}/pyproject.toml"] = _package_pyproject().encode()
+    members[f"{BOOK_FOLDER}/requirements.txt"] = _package_requirements().encode()
+    package = ROOT / "lib" / "clustermath"
+    for path in sorted(package.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
+            members[f"{BOOK_FOLDER}/lib/{path.relative_to(package.parent).as_posix()}"] = path.read_bytes()
+    tmp = zip_path.with_suffix(".tmp")
+    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as out:
+        for name, data in members.items():
+            info = zipfile.ZipInfo(name, date_time=(2026, 1, 1, 0, 0, 0))
+            info.external_attr = (0o755 if name.endswith(".sh") or name == "run_autograder" else 0o644) << 16
+            info.compress_type = zipfile.ZIP_DEFLATED
+            out.writestr(info, data)
+    tmp.replace(zip_path)
+
+
+def _package_digest() -> bytes:
+    package = ROOT / "lib" / "clustermath"
+    h = hashlib.sha256(_package_requirements().encode())
+    for path in sorted(package.rglob("*.py")):
+        h.update(path.relative_to(package).as_posix().encode() + path.read_bytes())
+    return h.digest()
+
+
+def autograders(out: pathlib.Path, solutions: pathlib.Path = SOLUTIONS,
+                only: list[str] | None = None) -> dict[str, Autograder]:
+    """Build (or reuse, keyed by the master's content and the package's) one autograder zip per master in
+    ``out`` (``only``: master stems to build, e.g. ``["ch01_exercises"]``)."""
     import otter
 
     out.mkdir(parents=True, exist_ok=True)
     found: dict[str, Autograder] = {}
+    package = _package_digest()
     for master in masters(solutions):
-        digest = hashlib.sha256(master.read_bytes() + otter.__version__.encode()).hexdigest()[:12]
+        if only is not None and master.stem not in only:
+            continue
+        digest = hashlib.sha256(master.read_bytes() + otter.__version__.encode() + package).hexdigest()[:12]
         zip_path = out / f"{master.stem}-{digest}.zip"
         if not zip_path.is_file():
             for stale in out.glob(f"{master.stem}-*.zip"):
                 stale.unlink()
             with tempfile.TemporaryDirectory(prefix="otter-assign-") as tmp:
                 _, made = otter_assign(master, pathlib.Path(tmp) / "dist")
+                add_book_package(made)
                 shutil.copyfile(made, zip_path)
         assignment, points = _question_points(master)
         found[assignment] = Autograder(assignment, zip_path, points, master.name)
     return found
+
+
+def autograder_check(work: pathlib.Path, stem: str = "ch01_exercises") -> list[str]:
+    """Install one chapter's zip the way Gradescope does (its own ``install_book.sh``) into a clean virtual
+    environment made here (pip's cache serves the wheels), then grade a solved and a blank notebook with
+    ``otter run``; returns the problems found."""
+    import zipfile
+
+    sys.path.insert(0, str(ROOT / "tools" / "grading"))
+    import attacks  # the solved and blank notebooks the attack folder uses
+
+    ag = autograders(work / "zips", only=[stem])
+    zip_path = next(iter(ag.values())).zip_path
+    possible = next(iter(ag.values())).possible
+    source = work / "source"
+    shutil.rmtree(source, ignore_errors=True)
+    with zipfile.ZipFile(zip_path) as z:
+        z.extractall(source)
+    venv = work / "venv"
+    problems = []
+    if not (venv / "bin" / "otter").is_file():
+        shutil.rmtree(venv, ignore_errors=True)
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        import otter
+
+        subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet",
+                        f"otter-grader[grading]=={otter.__version__}"], check=True)
+    env = {"PATH": f"{venv / 'bin'}:/usr/bin:/bin", "HOME": str(work), "LANG": "C.UTF-8"}
+    # the environment is kept between runs (otter's own install takes minutes); the book's package is
+    # removed first, so that only the zip's own script can put it back
+    subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "uninstall", "--yes", "--quiet", "clustermath"],
+                   env=env, capture_output=True, cwd=work)
+    gone = subprocess.run([str(venv / "bin" / "python"), "-c", "import clustermath"], env=env,
+                          capture_output=True, cwd="/")
+    if gone.returncode == 0:
+        return ["clustermath could not be removed from the check's environment before the install"]
+    done = subprocess.run(["bash", str(source / INSTALL_SCRIPT)], env=env, capture_output=True, text=True,
+                          cwd=work)
+    if done.returncode != 0 or "clustermath" not in done.stdout:
+        return [f"{INSTALL_SCRIPT} failed:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"]
+    where = subprocess.run([str(venv / "bin" / "python"), "-c", "import clustermath; print(clustermath.__file__)"],
+                           env=env, capture_output=True, text=True, cwd="/")
+    if not where.stdout.startswith(str(venv)):
+        problems.append(f"clustermath is not installed in the clean environment: {where.stdout}{where.stderr}")
+    for name, nb, want in (("solved", attacks.solved(stem), possible), ("blank", attacks._student(stem), 0.0)):
+        folder = work / name
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir()
+        nbformat.write(nb, folder / f"{stem}.ipynb")
+        run = subprocess.run([str(venv / "bin" / "otter"), "run", "-a", str(zip_path), "-o", str(folder),
+                              str(folder / f"{stem}.ipynb")], env=env, capture_output=True, text=True, cwd=folder)
+        results = folder / "results.json"
+        if not results.is_file():
+            problems.append(f"otter run wrote no results for the {name} notebook:\n{run.stdout[-1500:]}\n"
+                            f"{run.stderr[-1500:]}")
+            continue
+        data = json.loads(results.read_text())
+        score = sum(float(t.get("score") or 0) for t in data.get("tests", []))
+        print(f"{name}: {score:g} of {possible:g} ({len(data.get('tests', []))} tests)")
+        if abs(score - want) > 1e-6:
+            problems.append(f"the {name} notebook scored {score:g}, expected {want:g}")
+    return problems
 
 
 def main(argv: list[str]) -> int:
@@ -318,7 +476,18 @@ def main(argv: list[str]) -> int:
     sub.add_parser("check", help="fail if exercises/ or book/solutions/ is out of date")
     ag = sub.add_parser("autograder", help="write the autograder zips into a folder")
     ag.add_argument("out", type=pathlib.Path)
+    zc = sub.add_parser("autograder-check", help="install a zip in a clean environment and grade with it")
+    zc.add_argument("--work", type=pathlib.Path, default=AUTOGRADER_CHECK,
+                    help="where the clean environment and the zip are kept (reused between runs)")
     args = parser.parse_args(argv)
+
+    if args.command == "autograder-check":
+        args.work.mkdir(parents=True, exist_ok=True)
+        problems = autograder_check(args.work.resolve())
+        for problem in problems:
+            print(problem, file=sys.stderr)
+        print("the autograder zip installs clustermath and grades" if not problems else "autograder check failed")
+        return 1 if problems else 0
 
     if args.command == "build":
         for path in build():

@@ -16,7 +16,10 @@ graded, or skipped with the reason. Grading a notebook takes three passes
    (function and plain-data arguments) they make;
 2. **sandbox**: the notebook runs under bubblewrap (no network, its own PID
    namespace, read-only Python environment, a private tmpfs holding only the
-   submission, no kernel keyring, a fresh uid) inside a cgroup of its own
+   submission, a seccomp filter refusing the kernel state sandboxes would
+   share, ``/proc/sys`` hidden, a fresh uid; for a chapter whose every
+   question asks for the student's own code, a package without the model
+   they must not call, see ``grading/boundary.py``) inside a cgroup of its own
    (one CPU quota, one memory ceiling counting in-memory files, one task
    ceiling) with the grader's own interpreter, whatever kernel the notebook
    names; then the recorded names are read and the recorded calls made, each
@@ -51,7 +54,20 @@ sandbox stopped while evaluating: the questions unaffected keep their
 points); ``timeout`` (the notebook ran out of time: what it had defined by
 then is graded). Without points: ``crashed``, ``output-too-large``,
 ``not-a-notebook``, ``empty``, ``too-large``, ``not-a-regular-file``,
-``unknown-assignment``, ``grader-error``.
+``unknown-assignment``, ``grader-error``, ``left-out`` (past a student folder's
+caps: ``MAX_FILES_PER_STUDENT`` files, ``MAX_BYTES_PER_STUDENT`` bytes),
+``too-deep`` (a folder more than ``MAX_DEPTH`` levels down, one row for it),
+``unreadable-folder``.
+
+Everything the grader does with a submission's bytes outside the sandbox is
+linear and bounded: the folder is walked without recursion (a stack of open
+folders, ``MAX_DEPTH`` deep at most); each file is read when it is graded and
+dropped after (the batch holds its paths and sizes, not its bytes); parsing
+the notebook happens in the verdict worker under the judge's time limit
+(``grading/inspection.py``, no backtracking pattern); every student-made text
+goes through ``clean`` (lone surrogates, control characters, length) before
+any report, and each report is written row by row, so that no row can stop
+the others; duplicate flags name ``MAX_OTHERS`` other files and the count.
 
 Without bubblewrap the grader refuses to run: a notebook would execute with
 the grader's own permissions, able to read the solutions and tests and to
@@ -83,6 +99,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE / "grading"))
 import exercises  # noqa: E402  (tools/exercises.py)
 import confine  # noqa: E402  (tools/grading/confine.py)
+import boundary  # noqa: E402  (tools/grading/boundary.py)
 import judge as judges  # noqa: E402
 import plan as plans_mod  # noqa: E402
 import sandbox  # noqa: E402
@@ -94,6 +111,18 @@ JUDGE_SECONDS = 20.0
 """Time the grader may spend on one submission's data (decoding and verdict; honest work: about 0.1 s)."""
 MAX_NAME = 255
 """Characters of a file name that name parsing looks at."""
+MAX_DEPTH = 32
+"""Folders deep the walk goes below the submissions folder; deeper folders get one row each, unread."""
+MAX_FILES_PER_STUDENT = 100
+"""Files graded per student folder (top folder); the rest get a row each, unread."""
+MAX_BYTES_PER_STUDENT = 50 << 20
+"""Bytes (by size) graded per student folder; files past it get a row each, unread."""
+MAX_QUOTE = 1000
+"""Characters of one failing check's message quoted in feedback (a student's value can be any size)."""
+MAX_NOTE = 2000
+"""Characters of a note or flags kept in a report."""
+MAX_OTHERS = 3
+"""Other files a duplicate flag names (then the count)."""
 POINT_STATUSES = ("graded", "graded-with-errors", "timeout")
 RESULT_FILES = ("results.jsonl", "files.csv")
 DEFAULT_CACHE = pathlib.Path(os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home() / ".cache") \
@@ -134,11 +163,11 @@ class Outcome:
 
 @dataclass
 class Entry:
-    """One file found under the submissions folder, read (or not) without following links."""
+    """One file (or one folder left out) found under the submissions folder; read only when graded."""
 
     relpath: str
     """The path as the file system gave it (bytes that are not UTF-8 kept as surrogate escapes)."""
-    data: bytes | None = None
+    size: int = 0
     skip: tuple[str, str] | None = None
     """(status, reason) when the file is not read."""
 
@@ -158,6 +187,21 @@ def shown(relpath: str) -> str:
     raw = os.fsencode(relpath).replace(b"\\", b"\\\\")
     text = raw.decode("utf-8", "backslashreplace")
     return _INVISIBLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def clean(text, limit: int | None = None) -> str:
+    """Any student-made text as text every report can hold: lone surrogates (``"\\ud800"``, which strict
+    UTF-8 refuses) and bytes that are not UTF-8 as ``\\uNNNN``/``\\xNN``, control and direction-changing
+    characters as ``\\uNNNN`` (newlines and tabs kept), cut to ``limit`` characters with the count of
+    the rest. Linear in the text's length. Every report row and feedback line goes through it."""
+    text = text if isinstance(text, str) else str(text)
+    if limit is not None and len(text) > limit:
+        text = f"{text[:limit]}... ({len(text) - limit:,} more characters)"
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return _CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -218,22 +262,38 @@ def student_of(relpath: str) -> str:
     return student or name.lower()
 
 
-def _read(rel: str, name: str, dirfd: int, max_bytes: int) -> Entry:
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _open_beneath(root: str, relpath: str) -> int:
+    """Open ``root/relpath`` one component at a time, following no link (a folder swapped for a link
+    after the walk is refused, not followed)."""
+    parts = pathlib.PurePosixPath(relpath).parts
+    fd = os.open(root, _DIR_FLAGS)
     try:
-        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dirfd)
+        for part in parts[:-1]:
+            next_fd = os.open(part, _DIR_FLAGS, dir_fd=fd)
+            os.close(fd)
+            fd = next_fd
+        return os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=fd)
+    finally:
+        os.close(fd)
+
+
+def read_entry(root: str | os.PathLike, entry: Entry, max_bytes: int = MAX_BYTES) -> tuple[bytes | None, tuple[str, str] | None]:
+    """The bytes of one file (read when it is graded, dropped after), or (None, (status, reason))."""
+    try:
+        fd = _open_beneath(os.fspath(root), entry.relpath)
     except OSError as exc:
-        if os.path.islink(os.path.join("/proc/self/fd", str(dirfd), name)) or exc.errno == 40:
-            return Entry(rel, skip=("not-a-regular-file", "a symbolic link: not followed, not read"))
-        return Entry(rel, skip=("not-a-regular-file", f"cannot be opened ({exc.strerror})"))
+        if exc.errno == 40:  # ELOOP: a link
+            return None, ("not-a-regular-file", "a symbolic link: not followed, not read")
+        return None, ("not-a-regular-file", f"cannot be opened ({exc.strerror})")
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            kind = "a FIFO" if stat.S_ISFIFO(info.st_mode) else "a socket" if stat.S_ISSOCK(info.st_mode) \
-                else "a device" if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode) else "not a file"
-            return Entry(rel, skip=("not-a-regular-file", f"{kind}, not read"))
+            return None, ("not-a-regular-file", f"{_kind(info.st_mode)}, not read")
         if info.st_size > max_bytes:
-            return Entry(rel, skip=("too-large", f"{_mb(info.st_size)}, more than the {_mb(max_bytes)} "
-                                                 "a notebook may have; not read"))
+            return None, _too_large(info.st_size, max_bytes)
         chunks, size = [], 0
         while size <= max_bytes:
             chunk = os.read(fd, min(1 << 20, max_bytes + 1 - size))
@@ -242,53 +302,134 @@ def _read(rel: str, name: str, dirfd: int, max_bytes: int) -> Entry:
             chunks.append(chunk)
             size += len(chunk)
         if size > max_bytes:
-            return Entry(rel, skip=("too-large", f"more than the {_mb(max_bytes)} a notebook may have"))
-        return Entry(rel, data=b"".join(chunks))
+            return None, ("too-large", f"more than the {_mb(max_bytes)} a notebook may have")
+        return b"".join(chunks), None
     finally:
         os.close(fd)
+
+
+def _kind(mode: int) -> str:
+    """What a file that is not a regular file is, in words."""
+    return "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) \
+        else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a file"
+
+
+def _too_large(size: int, max_bytes: int) -> tuple[str, str]:
+    return "too-large", f"{_mb(size)}, more than the {_mb(max_bytes)} a notebook may have; not read"
 
 
 def _mb(n: int) -> str:
     return f"{n / (1 << 20):.1f} MB"
 
 
-def collect(submissions: pathlib.Path, exclude: pathlib.Path | None = None,
-            max_bytes: int = MAX_BYTES) -> list[Entry]:
-    """Every file under ``submissions``, opened with O_NOFOLLOW and read only up to ``max_bytes``."""
-    entries: list[Entry] = []
+def _classify(rel: str, name: str, dirfd: int, max_bytes: int) -> Entry:
+    """A file found by the walk, by its ``lstat`` alone (nothing is read here)."""
+    try:
+        info = os.stat(name, dir_fd=dirfd, follow_symlinks=False)
+    except OSError as exc:
+        return Entry(rel, skip=("not-a-regular-file", f"cannot be opened ({exc.strerror})"))
+    if stat.S_ISLNK(info.st_mode):
+        return Entry(rel, skip=("not-a-regular-file", "a symbolic link: not followed, not read"))
+    if not stat.S_ISREG(info.st_mode):
+        return Entry(rel, skip=("not-a-regular-file", f"{_kind(info.st_mode)}, not read"))
+    if info.st_size > max_bytes:
+        return Entry(rel, info.st_size, _too_large(info.st_size, max_bytes))
+    return Entry(rel, info.st_size)
+
+
+def walk(submissions: pathlib.Path, exclude: pathlib.Path | None = None, max_bytes: int = MAX_BYTES,
+         max_depth: int = MAX_DEPTH) -> list[Entry]:
+    """Every file under ``submissions``, found without recursion and without following links.
+
+    Depth-first with a stack of open folders (at most ``max_depth`` + 1 open at once); a folder deeper
+    than ``max_depth`` gets one ``too-deep`` row and is not entered; a folder that cannot be listed
+    gets one ``unreadable-folder`` row (its error is that subtree's row, never the batch's).
+    """
     root = os.fspath(submissions)
-    for dirpath, dirnames, filenames, dirfd in os.fwalk(root, follow_symlinks=False):
-        rel_dir = os.path.relpath(dirpath, root)
-        if exclude is not None and os.path.realpath(dirpath) == os.fspath(exclude):
-            dirnames[:] = []
+    excluded = os.path.realpath(exclude) if exclude is not None else None
+    entries: list[Entry] = []
+    top = os.open(root, _DIR_FLAGS)
+    stack: list[tuple[int, str, list[tuple[str, bool]]]] = []
+
+    def listing(fd: int, rel: str) -> list[tuple[str, bool]] | None:
+        try:
+            with os.scandir(fd) as it:
+                return [(e.name, e.is_dir(follow_symlinks=False)) for e in it]
+        except OSError as exc:
+            entries.append(Entry(rel or ".", skip=("unreadable-folder",
+                                                   f"a folder that could not be listed ({exc.strerror})")))
+            return None
+
+    found = listing(top, "")
+    if found is None:
+        os.close(top)
+        return entries
+    stack.append((top, "", found))
+    try:
+        while stack:
+            fd, rel_dir, pending = stack[-1]
+            if not pending:
+                os.close(fd)
+                stack.pop()
+                continue
+            name, is_dir = pending.pop()
+            rel = os.path.join(rel_dir, name) if rel_dir else name
+            if not is_dir:
+                entries.append(_classify(rel, name, fd, max_bytes))
+                continue
+            if len(stack) > max_depth:
+                entries.append(Entry(rel, skip=("too-deep", f"a folder more than {max_depth} levels down: "
+                                                            "not searched (nothing in it is graded)")))
+                continue
+            try:
+                child = os.open(name, _DIR_FLAGS, dir_fd=fd)
+            except OSError as exc:
+                entries.append(Entry(rel, skip=("unreadable-folder",
+                                                f"a folder that could not be opened ({exc.strerror})")))
+                continue
+            if excluded is not None and os.path.realpath(f"/proc/self/fd/{child}") == excluded:
+                os.close(child)
+                continue
+            found = listing(child, rel)
+            if found is None:
+                os.close(child)
+                continue
+            stack.append((child, rel, found))
+    finally:
+        for fd, _, _ in stack:
+            os.close(fd)
+    return entries
+
+
+def _cap_students(entries: list[Entry], max_files: int, max_bytes: int) -> None:
+    """Leave out what passes a student folder's caps (files, then bytes), in the order given: each file
+    left out keeps its row, with the reason."""
+    counts: dict[str, list[int]] = {}
+    for entry in entries:
+        if entry.skip:
             continue
-        for name in filenames + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]:
-            rel = name if rel_dir == "." else os.path.join(rel_dir, name)
-            entries.append(_read(rel, name, dirfd, max_bytes))
-    return sorted(entries, key=lambda e: _natural(e.shown))
+        owner = student_of(entry.relpath)
+        seen = counts.setdefault(owner, [0, 0])
+        if seen[0] >= max_files:
+            entry.skip = ("left-out", f"more than {max_files} files for {owner!r}: not read")
+        elif seen[1] + entry.size > max_bytes:
+            entry.skip = ("left-out", f"more than {_mb(max_bytes)} of files for {owner!r}: not read")
+        else:
+            seen[0] += 1
+            seen[1] += entry.size
+
+
+def collect(submissions: pathlib.Path, exclude: pathlib.Path | None = None, max_bytes: int = MAX_BYTES,
+            max_depth: int = MAX_DEPTH, max_files: int = MAX_FILES_PER_STUDENT,
+            max_student_bytes: int = MAX_BYTES_PER_STUDENT) -> list[Entry]:
+    """Every file under ``submissions`` in natural order, classified without being read, with the caps
+    per student folder applied."""
+    entries = sorted(walk(submissions, exclude, max_bytes, max_depth), key=lambda e: _natural(e.shown))
+    _cap_students(entries, max_files, max_student_bytes)
+    return entries
 
 
 # ---------------------------------------------------------------- one file
-
-_CHECK = re.compile(r"""^\s*grader\.check\(\s*["']([A-Za-z0-9_]{1,40})["']\s*\)""", re.MULTILINE)
-
-
-def cell_questions(nb) -> dict[int, str]:
-    """Cell index -> the question of the first ``grader.check("qN")`` at or after it (the student copies
-    put each question's check cell under its answers)."""
-    found: dict[int, str] = {}
-    pending: list[int] = []
-    for index, cell in enumerate(nb.cells[:5000]):
-        if cell.cell_type != "code":
-            continue
-        pending.append(index)
-        match = _CHECK.search(cell.source[:100_000])
-        if match:
-            for i in pending:
-                found[i] = match.group(1)
-            pending = []
-    return found
-
 
 @dataclass
 class Inspected:
@@ -297,55 +438,41 @@ class Inspected:
     note: str = ""
     notebook: bytes = b""
     cells: dict[int, str] = field(default_factory=dict)
+    names: dict[int, list[str]] = field(default_factory=dict)
 
 
-def inspect(entry: Entry, graders: dict[str, plans_mod.Plan]) -> Inspected:
-    """Classify a read file: a zero status with its note, or the assignment and notebook bytes for the sandbox."""
-    import nbformat
+def inspect(relpath: str, data: bytes, graders: dict[str, plans_mod.Plan], workers: "Workers | None" = None,
+            seconds: float = JUDGE_SECONDS) -> Inspected:
+    """Classify a read file: a zero status with its note, or the assignment, the notebook's bytes for the
+    sandbox and its cell maps. Done by a verdict worker under ``seconds`` (``grading/inspection.py``);
+    in this process only when no worker is given (tests)."""
+    is_notebook = relpath.endswith(".ipynb")
+    suffix = pathlib.PurePosixPath(shown(relpath)).suffix[:20]
+    if workers is None:
+        import inspection
 
-    data = entry.data or b""
-    if not data.strip():
-        return Inspected("empty", note="the file is empty")
-    if not entry.relpath.endswith(".ipynb"):
-        suffix = pathlib.PurePosixPath(entry.shown).suffix[:20]
-        return Inspected("not-a-notebook", note=f"a {suffix or 'suffix-less'} file, not an .ipynb notebook")
-    try:
-        text = data.decode("utf-8")
-        json.loads(text)
-    except UnicodeDecodeError as exc:
-        return Inspected("not-a-notebook", note=f"not UTF-8 text (byte {exc.start})")
-    except (ValueError, RecursionError) as exc:
-        where = f" (line {exc.lineno}, column {exc.colno})" if hasattr(exc, "lineno") else ""
-        return Inspected("not-a-notebook", note=f"not valid JSON{where}")
-    try:
-        nb = nbformat.reads(text, as_version=4)
-        nbformat.validate(nb)
-    except Exception as exc:  # anything that is not a valid notebook
-        return Inspected("not-a-notebook", note=f"not a valid notebook ({type(exc).__name__})")
-    if not any(c.cell_type == "code" and c.source.strip() for c in nb.cells):
-        return Inspected("empty", note="the notebook has no code")
-    otter = nb.metadata.get("otter")
-    name = otter.get("assignment_name") if isinstance(otter, dict) else None
-    if name is None and len(graders) == 1:
-        name = next(iter(graders))
-    if not isinstance(name, str) or name not in graders:
-        shown_name = str(name)[:40] if name is not None else ""
-        return Inspected("unknown-assignment", note=(
-            f"assignment {shown_name!r} is not one of {sorted(graders)}" if shown_name else
-            "the notebook names no assignment (metadata otter.assignment_name)"))
-    return Inspected("", name, "", nbformat.writes(nb).encode(), cell_questions(nb))
+        found = inspection.inspect(data, is_notebook, suffix, sorted(graders))
+    else:
+        found = workers.inspect(data, is_notebook, suffix, sorted(graders), seconds)
+    if "error" in found:
+        raise RuntimeError(f"reading the notebook failed: {found['error']}")
+    return Inspected(found.get("status", ""), found.get("assignment", ""), found.get("note", ""),
+                     found.get("notebook", b""), found.get("cells", {}), found.get("names", {}))
 
 
 class Workers:
-    """The batch's verdict workers (``grading/judge.py``): one started at once, another (up to one per
-    job) only when a verdict keeps every worker busy for a second (a verdict takes about 0.1 s and a
-    sandbox about a second, so one worker usually serves every job)."""
+    """The batch's verdict workers (``grading/judge.py``), which also read each notebook before its
+    sandbox: two started at once when the batch has two jobs or more (their imports overlap the
+    reading of the plans, and a file never waits for a worker to start), another (up to one per job)
+    only when a request keeps every worker busy for a second (a verdict takes about 0.1 s and a
+    sandbox about a second, so one or two workers usually serve every job)."""
 
     def __init__(self, jobs: int = 1) -> None:
         self._idle: "queue.Queue[judges.Judge]" = queue.Queue()
-        self._all: list[judges.Judge] = [judges.Judge()]
-        self._all[0].start()  # its imports overlap the reading of the plans
-        self._idle.put(self._all[0])
+        self._all: list[judges.Judge] = [judges.Judge() for _ in range(min(2, max(1, jobs)))]
+        for worker in self._all:
+            worker.start()
+            self._idle.put(worker)
         self._jobs, self._plans, self._lock = max(1, jobs), (), threading.Lock()
 
     def warm(self, plans) -> None:
@@ -353,23 +480,31 @@ class Workers:
         for worker in self._all:
             worker.warm(self._plans)
 
-    def judge(self, plan, lines, cells, seconds) -> dict:
+    def inspect(self, data, is_notebook, suffix, assignments, seconds) -> dict:
+        worker = self._borrow()
         try:
-            worker = self._idle.get(timeout=1.0)  # the usual wait for the other job's verdict: 0.1 s
+            return worker.inspect(data, is_notebook, suffix, assignments, seconds)
+        finally:
+            self._idle.put(worker)
+
+    def judge(self, plan, lines, cells, seconds, names=None) -> dict:
+        worker = self._borrow()
+        try:
+            return worker.judge(plan, lines, cells, seconds, names)
+        finally:
+            self._idle.put(worker)
+
+    def _borrow(self) -> judges.Judge:
+        try:
+            return self._idle.get(timeout=1.0)  # the usual wait for the other job's verdict: 0.1 s
         except queue.Empty:  # a verdict that takes long (a forged answer): another worker for the rest
             with self._lock:
                 if len(self._all) < self._jobs:
                     worker = judges.Judge()
                     worker.warm(self._plans)
                     self._all.append(worker)
-                else:
-                    worker = None
-            if worker is None:
-                worker = self._idle.get()
-        try:
-            return worker.judge(plan, lines, cells, seconds)
-        finally:
-            self._idle.put(worker)
+                    return worker
+            return self._idle.get()
 
     def close(self) -> None:
         for worker in self._all:
@@ -387,26 +522,54 @@ class Batch:
     cgroups: confine.Cgroups
     workers: Workers
     out: pathlib.Path | None = None
+    root: pathlib.Path | None = None
+    """The submissions folder (files are read from it when graded)."""
+    done: dict = field(default_factory=dict)
+    """(shown path, sha256) -> an outcome already in results.jsonl (``--resume``)."""
+    scratch: pathlib.Path | None = None
+    """Where the chapters' bounded packages are made (``grading/boundary.py``)."""
+    _packages: dict = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def package_for(self, plan: plans_mod.Plan) -> pathlib.Path:
+        """The package the chapter's sandbox holds: without the modules every question forbids."""
+        absent = boundary.absent_modules(plan)
+        if not absent or self.scratch is None:
+            return self.package
+        with self._lock:
+            key = tuple(absent)
+            if key not in self._packages:
+                dest = self.scratch / f"lib-{len(self._packages)}"
+                dest.mkdir(parents=True)
+                self._packages[key] = boundary.bounded_package(self.package, absent, dest)
+            return self._packages[key]
 
 
 def grade_entry(entry: Entry, batch: Batch) -> Outcome:
-    """Grade one file: inspect it, run it in a sandbox, have its verdict decided by a worker, and write
-    its feedback. Nothing here may stop the batch: any failure becomes this file's row."""
+    """Grade one file: read it, inspect it, run it in a sandbox, have its verdict decided by a worker, and
+    write its feedback. Nothing here may stop the batch: any failure becomes this file's row. The file's
+    bytes live only while it is graded."""
     start, cpu = time.monotonic(), time.thread_time()
-    digest = hashlib.sha256(entry.data).hexdigest() if entry.data is not None else ""
-    outcome = Outcome(entry.shown, "", digest, feedback_file=feedback_name(entry.relpath))
+    outcome = Outcome(entry.shown, "", feedback_file=feedback_name(entry.relpath))
     try:
         outcome.student = student_of(entry.relpath)
-        if entry.skip:
-            outcome.status, outcome.note = entry.skip
+        data, skip = (None, entry.skip) if entry.skip else read_entry(batch.root, entry)
+        if data is not None:
+            outcome.sha256 = hashlib.sha256(data).hexdigest()
+            if (entry.shown, outcome.sha256) in batch.done:  # --resume: graded before, unchanged
+                return batch.done[(entry.shown, outcome.sha256)]
+        if skip:
+            outcome.status, outcome.note = skip
         else:
-            _grade(entry, batch, outcome)
+            _grade(entry, data, batch, outcome)
+        del data
     except Exception as exc:  # a bug of ours must not stop the batch
         outcome.status = "grader-error"
         outcome.note = f"the grader failed: {type(exc).__name__}: {str(exc)[:200]}"
         outcome.scores = {}
     outcome.seconds = round(time.monotonic() - start, 2)
     outcome.grader_seconds = round(outcome.grader_seconds + time.thread_time() - cpu, 3)
+    sanitise(outcome)
     if batch.out is not None:
         try:
             write_feedback(outcome, batch.out)
@@ -416,8 +579,23 @@ def grade_entry(entry: Entry, batch: Batch) -> Outcome:
     return outcome
 
 
-def _grade(entry: Entry, batch: Batch, outcome: Outcome) -> None:
-    found = inspect(entry, batch.graders)
+def sanitise(o: Outcome) -> None:
+    """Every student-made text of an outcome through ``clean``: notes and flags capped, feedback lines
+    (failing checks quote the student's values) capped one by one."""
+    o.note, o.flags = clean(o.note, MAX_NOTE), clean(o.flags, MAX_NOTE)
+    o.assignment, o.student = clean(o.assignment, 100), clean(o.student, MAX_NAME)
+    o.feedback = [clean(line, 4 * MAX_QUOTE) for line in o.feedback[:400]]
+
+
+def _grade(entry: Entry, data: bytes, batch: Batch, outcome: Outcome) -> None:
+    try:
+        found = inspect(entry.relpath, data, batch.graders, batch.workers)
+    except judges.JudgeTimeout as exc:
+        outcome.status = "grader-error"
+        outcome.note = (f"the grader stopped reading this file after {JUDGE_SECONDS:g} s ({exc}); "
+                        "nothing could be graded")
+        outcome.grader_seconds += JUDGE_SECONDS
+        return
     outcome.assignment = found.assignment
     if found.status:
         outcome.status, outcome.note = found.status, found.note
@@ -425,12 +603,12 @@ def _grade(entry: Entry, batch: Batch, outcome: Outcome) -> None:
     plan = batch.graders[found.assignment]
     outcome.possible = plan.possible
     watch = sorted({m for modules in plan.own_code.values() for m in modules})
-    run = sandbox.run(found.notebook, plan.notebook, plan.names, plan.calls, batch.limits, batch.package,
+    run = sandbox.run(found.notebook, plan.notebook, plan.names, plan.calls, batch.limits, batch.package_for(plan),
                       sandbox=batch.use_sandbox, watch=watch, cgroups=batch.cgroups)
     if run.peak_memory is not None:
         outcome.memory_mb = round(run.peak_memory / (1 << 20), 1)
     try:
-        verdict = batch.workers.judge(plan, run.lines, found.cells, JUDGE_SECONDS)
+        verdict = batch.workers.judge(plan, run.lines, found.cells, JUDGE_SECONDS, found.names)
     except judges.JudgeTimeout as exc:
         outcome.status = "grader-error"
         outcome.scores = {q: 0.0 for q in plan.points}
@@ -485,6 +663,10 @@ def _judge(outcome: Outcome, plan: plans_mod.Plan, run: sandbox.Run, verdict: di
     timed_out = sorted({c.question for c in cases if "TookTooLong" in c.message}, key=_natural)
     if timed_out:
         notes.append(f"too slow on a hidden input: {', '.join(timed_out)}")
+    absent = sorted({m.group(1) for e in errors for m in [_ABSENT.search(e)] if m})
+    if absent:
+        notes.append(f"the notebook uses the book's own model ({', '.join(absent[:5])}), which this "
+                     "exercise's sandbox does not hold: the exercises ask for the student's own code")
     borrowed = verdict.get("borrowed") or {}
     for question in sorted(borrowed, key=_natural):
         named = ", ".join(borrowed[question][:5]) or "its functions"
@@ -494,6 +676,7 @@ def _judge(outcome: Outcome, plan: plans_mod.Plan, run: sandbox.Run, verdict: di
     outcome.feedback = _feedback(plan, cases, outcome.scores, errors)
 
 
+_ABSENT = re.compile(r"OwnCodeRequired: (clustermath[A-Za-z0-9_.]{0,80})")
 _NO_MODULE = re.compile(r"ModuleNotFoundError: No module named '([A-Za-z0-9_.]{1,80})'")
 
 
@@ -515,10 +698,10 @@ def _feedback(plan: plans_mod.Plan, cases: list[CaseResult], scores: dict[str, f
         lines.append(f"## {question}: {scores[question]:g} of {float(plan.points[question]):g}")
         for case in (c for c in cases if c.question == question and not c.passed):
             kind = "hidden check" if case.hidden else "public check (no points: you can run it yourself)"
-            lines.append(f"\n{case.name} ({kind}):\n\n```\n{case.message}\n```")
+            lines.append(f"\n{case.name} ({kind}):\n\n```\n{clean(case.message, MAX_QUOTE)}\n```")
         lines.append("")
     if errors:
-        lines += ["## Cells that raised", ""] + [f"- {e}" for e in errors]
+        lines += ["## Cells that raised", ""] + [f"- {clean(e, 300)}" for e in errors[:20]]
     return lines
 
 
@@ -528,8 +711,8 @@ _FORMULA = ("=", "+", "-", "@", "\t", "\r", "\n")
 
 
 def cell(text: str) -> str:
-    """A CSV text cell a spreadsheet will not run as a formula."""
-    text = str(text).replace("\r", " ").replace("\n", " ")
+    """A CSV text cell a spreadsheet will not run as a formula (and any text cleaned: see ``clean``)."""
+    text = clean(text).replace("\r", " ").replace("\n", " ")
     return "'" + text if text.startswith(_FORMULA) else text
 
 
@@ -550,28 +733,45 @@ def flag_duplicates(outcomes: list[Outcome]) -> None:
     for group in by_sha.values():
         if len(group) > 1:
             for o in group:
-                others = ", ".join(x.file for x in group if x is not o)
-                o.flags += f"same content as {others}; "
+                o.flags += f"same content as {_others(group, o)}; "
     for (assignment, student), group in by_student.items():
         if len(group) > 1:
             for o in group:
-                others = ", ".join(x.file for x in group if x is not o)
-                o.flags += f"duplicate: {student!r} also submitted {others} for {assignment}; "
+                o.flags += f"duplicate: {student!r} also submitted {_others(group, o)} for {assignment}; "
     for o in outcomes:
         o.flags = o.flags.strip().rstrip(";")
+
+
+def _others(group: list[Outcome], o: Outcome) -> str:
+    """A few other files of a group and the count of the rest (a flag never lists thousands of names)."""
+    named = [x.file for x in group[:MAX_OTHERS + 1] if x is not o][:MAX_OTHERS]
+    rest = len(group) - 1 - len(named)
+    return ", ".join(named) + (f" and {rest:,} more" if rest else "")
+
+
+def _rows(path: pathlib.Path, header: list[str], rows) -> None:
+    """Write one CSV file row by row: a row that cannot be written is replaced by one saying so, and
+    the rows after it are written (no text a student made can stop a report)."""
+    with open(path, "w", newline="", encoding="utf-8", errors="backslashreplace") as handle:
+        w = csv.writer(handle)
+        w.writerow(header)
+        for key, make in rows:
+            try:
+                w.writerow(make())
+            except Exception as exc:  # noqa: BLE001
+                w.writerow([cell(key), "", "grader-error", f"this row could not be written ({type(exc).__name__})"])
 
 
 def write_reports(outcomes: list[Outcome], graders: dict[str, plans_mod.Plan], out: pathlib.Path) -> list[pathlib.Path]:
     """files.csv, one grades-<assignment>.csv per assignment, and every feedback file."""
     flag_duplicates(outcomes)
     written = []
-    with open(out / "files.csv", "w", newline="", encoding="utf-8") as handle:
-        w = csv.writer(handle)
-        w.writerow(["file", "student", "assignment", "status", "total", "possible", "flags", "note", "feedback"])
-        for o in outcomes:
-            w.writerow([cell(o.file), cell(o.student), cell(o.assignment), o.status, _num(o.total),
-                        _num(o.possible) if o.possible else "", cell(o.flags), cell(o.note),
-                        f"feedback/{o.feedback_file}" if o.feedback_file else ""])
+    _rows(out / "files.csv", ["file", "student", "assignment", "status", "total", "possible", "flags", "note",
+                              "feedback"],
+          ((o.file, lambda o=o: [cell(o.file), cell(o.student), cell(o.assignment), cell(o.status), _num(o.total),
+                                 _num(o.possible) if o.possible else "", cell(o.flags), cell(o.note),
+                                 f"feedback/{o.feedback_file}" if o.feedback_file else ""])
+           for o in outcomes))
     written.append(out / "files.csv")
     for assignment, plan in sorted(graders.items()):
         mine = [o for o in outcomes if o.assignment == assignment]
@@ -579,14 +779,12 @@ def write_reports(outcomes: list[Outcome], graders: dict[str, plans_mod.Plan], o
             continue
         questions = sorted(plan.points, key=_natural)
         path = out / f"grades-{assignment}.csv"
-        with open(path, "w", newline="", encoding="utf-8") as handle:
-            w = csv.writer(handle)
-            w.writerow(["file", "student", "status", *questions, "total", "possible", "flags", "note"])
-            for o in mine:
-                w.writerow([cell(o.file), cell(o.student), o.status,
-                            *[_num(o.scores.get(q, 0.0) if o.status in POINT_STATUSES else 0.0)
-                              for q in questions],
-                            _num(o.total), _num(plan.possible), cell(o.flags), cell(o.note)])
+        _rows(path, ["file", "student", "status", *questions, "total", "possible", "flags", "note"],
+              ((o.file, lambda o=o: [cell(o.file), cell(o.student), cell(o.status),
+                                     *[_num(o.scores.get(q, 0.0) if o.status in POINT_STATUSES else 0.0)
+                                       for q in questions],
+                                     _num(o.total), _num(plan.possible), cell(o.flags), cell(o.note)])
+               for o in mine))
         written.append(path)
     for o in outcomes:
         try:
@@ -601,17 +799,17 @@ def write_feedback(o: Outcome, out: pathlib.Path) -> None:
     folder = out / "feedback"
     folder.mkdir(parents=True, exist_ok=True)
     possible = _num(o.possible) if o.possible else "?"
-    lines = [f"# {o.file}", "", f"- assignment: {o.assignment or 'unknown'}", f"- status: {o.status}",
-             f"- score: {_num(o.total)} of {possible}"]
+    lines = [f"# {clean(o.file)}", "", f"- assignment: {clean(o.assignment) or 'unknown'}",
+             f"- status: {clean(o.status)}", f"- score: {_num(o.total)} of {possible}"]
     if o.note:
-        lines.append(f"- note: {o.note}")
+        lines.append(f"- note: {clean(o.note, MAX_NOTE)}")
     if o.flags:
-        lines.append(f"- flags: {o.flags}")
+        lines.append(f"- flags: {clean(o.flags, MAX_NOTE)}")
     lines.append("")
     if o.status in POINT_STATUSES:
-        lines += o.feedback
+        lines += [clean(line, 4 * MAX_QUOTE) for line in o.feedback]
     else:
-        lines.append("This file could not be graded and scores zero. " + (o.note or ""))
+        lines.append("This file could not be graded and scores zero. " + clean(o.note or "", MAX_NOTE))
     text = "\n".join(lines).rstrip() + "\n"
     tmp = folder / f".{name}.tmp"
     tmp.write_text(text, encoding="utf-8", errors="backslashreplace")
@@ -638,7 +836,7 @@ class Journal:
         return done
 
     def append(self, o: Outcome) -> None:
-        line = json.dumps(asdict(o)) + "\n"
+        line = json.dumps(asdict(o)) + "\n"  # ASCII: a lone surrogate is written as \\ud800
         with self.lock, open(self.path, "a", encoding="utf-8") as handle:
             handle.write(line)
             handle.flush()
@@ -708,39 +906,36 @@ def grade_folder(submissions: pathlib.Path, out: pathlib.Path, *, timeout: float
     warning = isolation_warning(cgroups)
     if warning and not quiet:
         print(warning, file=sys.stderr, flush=True)
-    batch = Batch(graders, limits, pathlib.Path(clustermath.__file__).resolve().parent, use_sandbox,
-                  cgroups, workers, out)
     journal = Journal(out / "results.jsonl")
-    done = journal.load() if resume else {}
+    import tempfile
+
+    scratch = pathlib.Path(tempfile.mkdtemp(prefix="grading-packages-"))
+    batch = Batch(graders, limits, pathlib.Path(clustermath.__file__).resolve().parent, use_sandbox,
+                  cgroups, workers, out, submissions, journal.load() if resume else {}, scratch)
     entries = collect(submissions, exclude=out if out.is_relative_to(submissions) else None)
     outcomes: dict[str, Outcome] = {}
-    todo = []
-    for entry in entries:
-        digest = hashlib.sha256(entry.data).hexdigest() if entry.data is not None else ""
-        if (entry.shown, digest) in done:
-            outcomes[entry.shown] = done[(entry.shown, digest)]
-        else:
-            todo.append(entry)
     try:
         with ThreadPoolExecutor(max_workers=jobs) as pool:
-            futures = {pool.submit(grade_entry, e, batch): e for e in todo}
+            futures = {pool.submit(grade_entry, e, batch): e for e in entries}
             for future in as_completed(futures):
-                entry = futures[future]
+                entry = futures.pop(future)
                 try:
                     o = future.result()
                 except Exception as exc:  # noqa: BLE001  (grade_entry already catches; belt and braces)
                     o = Outcome(entry.shown, "grader-error", note=f"the grader failed: {type(exc).__name__}",
                                 feedback_file=feedback_name(entry.relpath))
-                try:
-                    journal.append(o)
-                except Exception as exc:  # noqa: BLE001
-                    print(f"warning: results.jsonl not written for {o.file}: {exc}", file=sys.stderr)
-                outcomes[o.file] = o
+                if (o.file, o.sha256) not in batch.done:
+                    try:
+                        journal.append(o)
+                    except Exception as exc:  # noqa: BLE001
+                        print(f"warning: results.jsonl not written for {o.file}: {exc}", file=sys.stderr)
+                outcomes[entry.shown] = o
                 if not quiet:
                     possible = _num(o.possible) if o.possible else "?"
                     print(f"{o.file}  {o.status}  {_num(o.total)} / {possible}  ({o.seconds:.1f} s)", flush=True)
     finally:
         batch.workers.close()
+        shutil.rmtree(scratch, ignore_errors=True)
         for group in confine.sweep_own():
             print(f"warning: the sandbox group {group} could not be removed", file=sys.stderr)
     ordered = [outcomes[e.shown] for e in entries]

@@ -530,6 +530,248 @@ def step_ms(compute_ms, slowest_ms, stages, microbatches, comm_ms, fabric_slowdo
     return out
 
 
+# ---------------------------------------------------------------- round three (issue 29)
+
+SIGNAL_TAKER = """
+import time
+_payload = PAYLOAD
+def _received():
+    SIGNAL
+for _try in range(40):
+    if _received():
+        exec(_payload, globals())
+        break
+    time.sleep(0.1)
+"""
+
+AIO_GIVER = """
+import ctypes, os, time
+_libc = ctypes.CDLL(None, use_errno=True)
+_ctx = ctypes.c_ulong(0)
+# 4093 contexts raise the machine-wide /proc/sys/fs/aio-nr by exactly 4093: "my answers are out"
+_libc.syscall({'x86_64': 206, 'aarch64': 0}[os.uname().machine], 4093, ctypes.byref(_ctx))
+time.sleep(4)
+"""
+
+AIO_SIGNAL = """try:
+        return int(open('/proc/sys/fs/aio-nr').read()) >= 4093
+    except (OSError, ValueError):
+        return False"""
+
+PAGE_CACHE = """
+import ctypes, os
+_libc = ctypes.CDLL(None, use_errno=True)
+_NR = {'x86_64': (221, 327), 'aarch64': (223, 286)}[os.uname().machine]  # fadvise64, preadv2
+def _shared():
+    # a large file every sandbox can read and no notebook loads: the browser driver, else a big library
+    import site
+    found = [os.path.join(p, 'playwright', 'driver', 'node') for p in site.getsitepackages()]
+    found += ['/usr/lib/chromium/chromium']
+    lib = '/usr/lib/' + os.uname().machine + '-linux-gnu'
+    try:
+        found += sorted((os.path.join(lib, n) for n in os.listdir(lib)), key=lambda p: -os.path.getsize(p)
+                        if os.path.isfile(p) and not os.path.islink(p) else 0)[:1]
+    except OSError:
+        pass
+    for path in found:
+        if os.path.isfile(path) and os.path.getsize(path) > 40 << 20:
+            return path
+_A, _B = 30 << 20, 10 << 20  # the page the giver evicts, the page it warms
+"""
+
+PAGE_GIVER = PAGE_CACHE + """
+_path = _shared()
+if _path:
+    _fd = os.open(_path, os.O_RDONLY)
+    _libc.syscall(_NR[0], _fd, _A, 1 << 20, 4)  # POSIX_FADV_DONTNEED: A leaves the page cache
+    os.pread(_fd, 4096, _B)                     # B enters it
+"""
+
+PAGE_SIGNAL = """_path = _shared()
+    if not _path:
+        return False
+    fd = os.open(_path, os.O_RDONLY)
+    buf = ctypes.create_string_buffer(4096)
+    iov = (ctypes.c_void_p * 2)(ctypes.addressof(buf), 4096)
+    def cached(at):  # preadv2(RWF_NOWAIT): reads only what is already in the page cache
+        return _libc.syscall(_NR[1], fd, iov, 1, at, 0, 8) == 4096
+    return cached(_B) and not cached(_A)"""
+
+USED_SET = """
+from clustermath.placement import placement as _watched
+
+
+class _Deaf(set):
+    def add(self, item):
+        pass
+
+
+_watched.__globals__['USED'] = _Deaf()  # the runner's record of used modules, replaced
+placement = _watched
+
+
+def domains_needed(tp, pp, dp, domain_size):
+    where = placement(tp, pp, dp, domain_size)
+    return where.domains, where.idle_gpus
+
+
+q1_racks, q1_idle = domains_needed(16, 10, 77, 72)
+"""
+
+CLOSURE = """
+from clustermath.placement import placement as _watched
+
+placement = _watched
+for _cell in (_watched.__closure__ or ()):  # the original, taken back from the wrapper's closure
+    if callable(_cell.cell_contents) and getattr(_cell.cell_contents, '__name__', '') == 'placement':
+        placement = _cell.cell_contents
+
+
+def domains_needed(tp, pp, dp, domain_size):
+    where = placement(tp, pp, dp, domain_size)
+    return where.domains, where.idle_gpus
+
+
+q1_racks, q1_idle = domains_needed(16, 10, 77, 72)
+"""
+
+SECOND_LOAD = """
+import importlib.util, os, sys
+import clustermath
+_root = os.path.dirname(clustermath.__file__)
+_spec = importlib.util.spec_from_file_location('cm_again', os.path.join(_root, '__init__.py'),
+                                               submodule_search_locations=[_root])
+_again = importlib.util.module_from_spec(_spec)
+sys.modules['cm_again'] = _again
+_spec.loader.exec_module(_again)  # the package a second time, under a name nobody watches
+import cm_again.placement
+placement = cm_again.placement.placement
+
+
+def domains_needed(tp, pp, dp, domain_size):
+    where = placement(tp, pp, dp, domain_size)
+    return where.domains, where.idle_gpus
+
+
+q1_racks, q1_idle = domains_needed(16, 10, 77, 72)
+"""
+
+PADDED_CELLS, PADDED_NEWLINES = 25, 100_000
+"""Issue 29, defect 1: 25 cells of 100,000 newlines (5.05 MB, under the 5 MB cap) kept the old
+``^\\s*grader\\.check`` pattern busy about 9 s a cell."""
+DEEP_LEVELS = 996
+"""Folders nested in ``frank/``: 996 or more broke the recursive walk (RecursionError)."""
+DUPLICATES = 4000
+"""Identical two-byte files in ``gina/``: every row once listed every other name (320 MB)."""
+SPARSE = 800
+"""Sparse 5 MB files in ``hank/``: every file was held in memory until the batch ended (4.19 GB)."""
+
+
+def _payload(stem: str) -> str:
+    """The answers of a solved notebook as one text (what a giver would send)."""
+    return "\n\n".join(c.source for c in _answer_cells(filled(stem)))
+
+
+def _taker(stem: str, signal: str, prelude: str = "") -> nbformat.NotebookNode:
+    code = prelude + SIGNAL_TAKER.replace("PAYLOAD", repr(_payload(stem))).replace("SIGNAL", signal)
+    return _with_cell(_student(stem), code)
+
+
+def padded(stem: str = "ch01_exercises", cells: int = PADDED_CELLS, newlines: int = PADDED_NEWLINES):
+    """A solved notebook with ``cells`` code cells of ``newlines`` newlines each."""
+    nb = filled(stem)
+    for _ in range(cells):
+        nb.cells.append(nbformat.v4.new_code_cell("\n" * newlines))
+    return nb
+
+
+def remove_nested(top: pathlib.Path) -> None:
+    """Remove a folder however deep it nests, without recursion (shutil.rmtree recurses once per level
+    and fails past about 990)."""
+    if not top.exists():
+        return
+    parent = os.open(top.parent, os.O_RDONLY | os.O_DIRECTORY)
+    stack = [(parent, top.name)]
+    try:
+        while stack:
+            fd, name = stack[-1]
+            inner = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+            subfolder = None
+            for entry in os.scandir(inner):
+                if entry.is_dir(follow_symlinks=False):
+                    subfolder = entry.name
+                    break
+                os.unlink(entry.name, dir_fd=inner)
+            if subfolder is None:
+                os.close(inner)
+                os.rmdir(name, dir_fd=fd)
+                stack.pop()
+                if stack and fd != parent:
+                    os.close(fd)
+            else:
+                stack.append((inner, subfolder))
+    finally:
+        for fd, _ in stack:
+            if fd != parent:
+                os.close(fd)
+        os.close(parent)
+
+
+def third_round(folder: pathlib.Path, *, deep: int = DEEP_LEVELS, duplicates: int = DUPLICATES,
+                sparse: int = SPARSE, padded_copies: int = 1) -> list[str]:
+    """Write issue 29's submissions into ``folder``; return the names of the rows they make that
+    ``MANIFEST`` does not list one by one (the files left out, the deep folder's row)."""
+    import grade
+
+    out = {
+        "cheat_aio_1_giver.ipynb": _with_cell(filled(), AIO_GIVER),
+        "cheat_aio_2_taker.ipynb": _taker("ch01_exercises", AIO_SIGNAL),
+        "cheat_pagecache_1_giver.ipynb": _with_cell(filled("ch02_exercises"), PAGE_GIVER),
+        "surrogate_error.ipynb": _with_cell(filled(), 'raise ValueError("\\ud800 \\udfff")'),
+        "surrogate_class.ipynb": _with_cell(_student(), 'raise type("Bad\\ud800", (Exception,), {})("x\\udc80")'),
+        "surrogate_value.ipynb": _with_cell(_student(), 'q1_gpus = "\\ud800" * 100_000'),
+    }
+    for name, code in (("closure", CLOSURE), ("second_load", SECOND_LOAD), ("used_set", USED_SET)):
+        nb = filled("ch03_exercises")
+        _answer_cells(nb)[1].source = code
+        out[f"watch_ch03_{name}.ipynb"] = nb
+    late = filled("ch03_exercises")
+    _answer_cells(late)[1].source = ""
+    out["watch_ch03_plain_late.ipynb"] = _with_cell(late, STANDIN_CH3_PLACEMENT)  # after every check
+    for name, nb in out.items():
+        nbformat.write(nb, folder / name)
+    # graded last of all (z...): the page cache the giver left, read by a later notebook
+    nbformat.write(_taker("ch02_exercises", PAGE_SIGNAL, PAGE_CACHE), folder / "zz_cheat_pagecache_2_taker.ipynb")
+    for i in range(padded_copies):  # compact JSON, each cell's source one string: 5.05 MB
+        (folder / f"padded_{i}.ipynb").write_text(json.dumps(padded(), separators=(",", ":")))
+    nbformat.write(filled(), folder / "padded_neighbour.ipynb")
+    (folder / "frank").mkdir()
+    fd = os.open(folder / "frank", os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for _ in range(deep):  # one level at a time (pathlib's mkdir(parents=True) recurses)
+            os.mkdir("d", dir_fd=fd)
+            inner = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        inner = os.open("ch01.ipynb", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd)
+        with open(inner, "w") as handle:
+            nbformat.write(_student(), handle)
+    finally:
+        os.close(fd)
+    (folder / "frank_neighbour").mkdir()
+    nbformat.write(filled(), folder / "frank_neighbour" / "ch01.ipynb")
+    (folder / "gina").mkdir()
+    for i in range(duplicates):
+        (folder / "gina" / f"copy_{i}.ipynb").write_bytes(b"{}")
+    (folder / "hank").mkdir()
+    for i in range(sparse):
+        with open(folder / "hank" / f"hw_{i}.ipynb", "wb") as handle:
+            handle.truncate(grade.MAX_BYTES - 4096)
+    too_deep = "frank/" + "/".join(["d"] * grade.MAX_DEPTH)
+    return [too_deep] + [f"gina/copy_{i}.ipynb" for i in range(duplicates)] + \
+        [f"hank/hw_{i}.ipynb" for i in range(sparse)]
+
+
 # What the grader must make of each file: (allowed statuses, "zero" | "full" | "slow" | "less").
 GRADED = ("graded", "graded-with-errors")
 LONG_NAME = "long_" + "n" * (255 - len("long_") - len(".ipynb")) + ".ipynb"
@@ -540,7 +782,7 @@ MANIFEST: dict[str, tuple[tuple[str, ...], str]] = {
         "read_solutions", "read_tests", "detached_rewriter", "overwrite_others", "overwrite_autograder",
         "network", "fork_survivors")},
     # past 2 GB the cgroup's OOM killer may end the runner itself: zero either way
-    "cheat_memory_hog.ipynb": (GRADED + ("crashed",), "zero"),
+    "cheat_memory_hog.ipynb": (GRADED + ("crashed", "timeout"), "zero"),  # 2 GB takes 5-7 s on a busy host
     # inside its PID namespace it may take the sandbox down with it, never the grader
     "cheat_kill_grader.ipynb": (GRADED + ("crashed",), "zero"),
     "cheat_flood_output.ipynb": (GRADED + ("output-too-large",), "zero"),
@@ -577,16 +819,39 @@ MANIFEST: dict[str, tuple[tuple[str, ...], str]] = {
     "standin_ch01_closed_form.ipynb": (("graded",), "less"),
     "standin_ch01_ignores_seed.ipynb": (("graded",), "less"),
     "standin_ch04_formula.ipynb": (("graded",), "less"),
-    "standin_ch03_placement.ipynb": (("graded",), "less"),
+    # chapter 3's sandbox holds no clustermath.placement (issue 29): the cell raises OwnCodeRequired
+    "standin_ch03_placement.ipynb": (GRADED, "less"),
     "slip_imports_in_setup_cell.ipynb": (("graded",), "full"),
     "slip_answer_under_check.ipynb": (("graded",), "full"),
     "erin/ch01.ipynb": (("graded-with-errors",), "less"),
     "erin/helpers.py": (("not-a-notebook",), "zero"),
+    # ---- round three (issue 29): outside the sandbox, kernel state, the watch
+    "cheat_aio_1_giver.ipynb": (("graded",), "full"),
+    "cheat_aio_2_taker.ipynb": (GRADED, "zero"),
+    "cheat_pagecache_1_giver.ipynb": (("graded",), "full"),
+    "zz_cheat_pagecache_2_taker.ipynb": (GRADED, "zero"),
+    "surrogate_error.ipynb": (("graded-with-errors",), "full"),
+    "surrogate_class.ipynb": (("graded-with-errors",), "zero"),
+    "surrogate_value.ipynb": (GRADED, "zero"),
+    "watch_ch03_closure.ipynb": (GRADED, "less"),
+    "watch_ch03_second_load.ipynb": (GRADED, "less"),
+    "watch_ch03_used_set.ipynb": (GRADED, "less"),
+    "watch_ch03_plain_late.ipynb": (GRADED, "less"),
+    "padded_0.ipynb": (("graded",), "full"),
+    "padded_neighbour.ipynb": (("graded",), "full"),
+    "frank_neighbour/ch01.ipynb": (("graded",), "full"),
 }
+THIRD_ROUND_BULK = {"frank/": (("too-deep",), "zero"), "gina/": (("not-a-notebook", "left-out"), "zero"),
+                    "hank/": (("not-a-notebook", "left-out"), "zero")}
+"""Rows by folder prefix: the deep folder's one row, the duplicates and sparse files (read or left out)."""
 
 NOTES = {
     "erin/ch01.ipynb": "imports helpers, which is neither in the notebook nor installed",
     "standin_ch03_placement.ipynb": "uses the book's own model (clustermath.placement",
+    "watch_ch03_closure.ipynb": "uses the book's own model (clustermath.placement",
+    "watch_ch03_second_load.ipynb": "uses the book's own model (clustermath.placement",
+    "watch_ch03_used_set.ipynb": "uses the book's own model (clustermath.placement",
+    "watch_ch03_plain_late.ipynb": "uses the book's own model (clustermath.placement",
 }
 """What the note of a file must contain (a slip or a borrowed model is named, not just penalised)."""
 
@@ -629,7 +894,10 @@ def build(folder: pathlib.Path, paths: dict[str, str],
     (folder / "carol").mkdir(exist_ok=True)
     nbformat.write(solved("ch03_exercises"), folder / "carol" / "ch03.ipynb")
     (folder / "notes.txt").write_text("=1+2\n")
-    return dict(MANIFEST)
+    manifest = dict(MANIFEST)
+    for name in third_round(folder):
+        manifest[name] = next(v for k, v in THIRD_ROUND_BULK.items() if name.startswith(k))
+    return manifest
 
 
 def main(argv: list[str]) -> int:

@@ -11,9 +11,12 @@ most that much, never the batch.
 Protocol (``multiprocessing.connection`` over the worker's stdin/stdout):
 the batch may first send ``("plans", {plan_key: plan_json})`` (no answer: the
 worker compiles them while the first sandboxes run), then, per submission,
-``("judge", plan_key, plan_json | None, lines, cell_questions, seconds)``;
+``("judge", plan_key, plan_json | None, lines, cell_questions, seconds, cell_names)``;
 the worker answers ``{"cases": [...], "cells": {...}, "borrowed": {...},
-"cpu": s}`` or ``{"error": "..."}``. Plans travel once per worker.
+"cpu": s}`` or ``{"error": "..."}``. Plans travel once per worker. Before the
+sandbox, ``("inspect", data, is_notebook, suffix, assignments)`` has the
+worker read the submitted bytes as a notebook (``inspection.py``) under the
+same kind of time limit; it answers what ``inspection.inspect`` returns.
 
 Run as ``python judge.py`` (the batch does that); the module also offers
 ``Judge``, the batch's side.
@@ -66,17 +69,31 @@ def serve() -> int:
         except EOFError:
             return 0
         if message[0] == "plans":  # warm-up, no answer: read and compile every plan of the batch
+            import inspection  # noqa: F401  (and nbformat, which reading a notebook needs)
+            import nbformat  # noqa: F401
+
             for key, plan_json in message[1].items():
                 plans[key] = read(plan_json)
                 verdict.compiled(plans[key])
             continue
-        key, plan_json, lines, cell_questions, seconds = message[1:]
+        if message[0] == "inspect":
+            cpu = time.process_time()
+            try:
+                import inspection
+
+                reply = inspection.inspect(*message[1:5])
+            except Exception as exc:  # noqa: BLE001
+                reply = {"error": f"{type(exc).__name__}: {str(exc)[:200]}"}
+            reply["cpu"] = round(time.process_time() - cpu, 3)
+            outgoing.send(reply)
+            continue
+        key, plan_json, lines, cell_questions, seconds, cell_names = message[1:]
         start, cpu = time.monotonic(), time.process_time()
         try:
             if plan_json is not None:
                 plans[key] = read(plan_json)
             plan = plans[key]
-            answers = verdict.answers_from_lines(plan, lines, cell_questions)
+            answers = verdict.answers_from_lines(plan, lines, cell_questions, cell_names)
             budget = plain.Budget(verdict.SUBMISSION_ITEMS, deadline=start + seconds)
             graded = verdict.grade(plan, answers, budget=budget)
             reply = {"cases": [(c.question, c.name, c.hidden, c.points, c.passed, c.message)
@@ -145,19 +162,43 @@ class Judge:
             self._known |= set(batch)
             self._fresh = True
 
-    def judge(self, plan, lines: list[bytes], cell_questions: dict[int, str], seconds: float) -> dict:
+    def inspect(self, data: bytes, is_notebook: bool, suffix: str, assignments: list[str],
+                seconds: float) -> dict:
+        """``inspection.inspect`` in the worker, or ``JudgeTimeout`` after ``seconds`` (plus start-up)."""
+        with self._lock:
+            allowance = self._ready()
+            self._send.send(("inspect", data, is_notebook, suffix, list(assignments)))
+            return self._answer(seconds + allowance)
+
+    def _ready(self) -> float:
+        """Start the worker if needed; the extra seconds the next answer may take (its imports)."""
+        allowance = 0.0
+        if self._proc is None or self._proc.poll() is not None:
+            self.close()
+            self._start()
+            self._fresh = True
+        if self._fresh:  # the first request waits for the worker's imports too
+            allowance, self._fresh = 30.0, False
+        return allowance
+
+    def _answer(self, seconds: float) -> dict:
+        if not self._recv.poll(seconds):
+            self.close()
+            raise JudgeTimeout(f"no answer within {seconds:g} s")
+        try:
+            return self._recv.recv()
+        except (EOFError, OSError, pickle.UnpicklingError) as exc:
+            self.close()
+            raise JudgeTimeout(f"the verdict worker ended ({type(exc).__name__})") from None
+
+    def judge(self, plan, lines: list[bytes], cell_questions: dict[int, str], seconds: float,
+              cell_names: dict[int, list[str]] | None = None) -> dict:
         """The verdict for one submission, or ``JudgeTimeout`` after ``seconds`` (plus start-up)."""
         with self._lock:
-            allowance = 0.0
-            if self._proc is None or self._proc.poll() is not None:
-                self.close()
-                self._start()
-                self._fresh = True
-            if self._fresh:  # the first request waits for the worker's imports too
-                allowance, self._fresh = 30.0, False
+            allowance = self._ready()
             key, plan_json = _key(plan)
             self._send.send(("judge", key, None if key in self._known else plan_json, lines, cell_questions,
-                             seconds))
+                             seconds, cell_names or {}))
             self._known.add(key)
             if not self._recv.poll(seconds + allowance):
                 self.close()

@@ -15,8 +15,17 @@ The sandbox (``bwrap``, Debian's ``bubblewrap``) gets:
   from memory: the names and calls the hidden tests need, never a test or an
   expected value; the hidden *inputs* do go in (the student's function must
   be called with them, and feedback quotes them anyway);
-* a seccomp filter (``seccomp.py``) that refuses the kernel keyring, the one
-  store the namespaces above leave shared between sandboxes of one uid;
+* a seccomp filter (``seccomp.py``) that refuses the kernel state the
+  namespaces above leave shared between sandboxes (the keyring, asynchronous
+  I/O and io_uring, page-cache advice and probes, ``RWF_NOWAIT``), new
+  namespaces and mounts, ``bpf``, ``perf_event_open``, ``userfaultfd`` and
+  ``ptrace``;
+* ``/proc/sys`` hidden (an empty folder: its machine-wide counters, such as
+  ``fs/aio-nr``, were a channel between neighbours), the large trees the
+  runner never loads (``HIDDEN``: a browser and its driver, other toolchains)
+  covered by empty folders, and every other file of ``/usr`` over 16 MB that
+  it never loads (``large_files``: node, GPU drivers, LLVM) replaced by
+  ``/dev/null``, so that no sandbox can warm their pages for another;
 * as root, a user id of its own (``--reuid``: fresh for every sandbox, no
   capabilities), so nothing the kernel keeps per user carries over either;
 * a cgroup of its own (``confine.py``): one CPU quota, one memory ceiling
@@ -59,6 +68,15 @@ import seccomp  # noqa: E402
 NOBODY = 65534
 SLOT_UID = 3_900_000_000
 """As root, every sandbox runs as a fresh uid in [SLOT_UID, SLOT_UID + 2**28) (no such user exists)."""
+HIDDEN = ("/usr/lib/chromium", "/usr/lib/jvm", "/usr/lib/llvm-14", "/usr/lib/gcc", "/usr/lib/google-cloud-sdk",
+          "/usr/lib/node_modules", "/usr/share/nodejs", "/usr/lib/firefox", "/usr/lib/firefox-esr")
+"""Folders of /usr the runner never loads, covered inside the sandbox (those that exist here)."""
+LARGE_FILE = 16 << 20
+"""Files of /usr at least this large that the runner never loads are covered one by one (``large_files``)."""
+_UNUSED_LIBRARIES = ("libLLVM", "libclang", "libz3", "libnv", "libcu", "libmozjs", "libwebkit", "libQt")
+"""Shared libraries among those large files that no notebook's Python loads (any other ``.so`` stays)."""
+HIDDEN_PACKAGES = ("playwright", "selenium", "jupyterlab", "notebook", "voila", "pyodide")
+"""Packages of the Python environment the runner never imports (the browser driver is 150 MB)."""
 MAX_LINE = 8 << 20
 MAX_OUTPUT = 32 << 20
 STARTUP_SECONDS = 30.0
@@ -295,6 +313,69 @@ def _as_nobody(uid: int | None = None) -> list[str]:
     return []
 
 
+def hidden_folders() -> list[str]:
+    """The folders covered inside the sandbox: ``HIDDEN`` and the packages of ``HIDDEN_PACKAGES`` found in
+    the interpreter's environments (only those that exist, by their real paths)."""
+    found = [p for p in HIDDEN if os.path.isdir(p) and not os.path.islink(p)]
+    import sysconfig
+
+    try:  # the grader's own package, where the environment holds it (a non-editable install): the
+        # sandbox gets only the copy bound at /grading/lib (see boundary.py)
+        import clustermath
+
+        own = os.path.realpath(os.path.dirname(clustermath.__file__))
+        if any(own.startswith(root + "/") for root in python_roots()):
+            found.append(own)
+    except ImportError:
+        pass
+
+    for key in ("purelib", "platlib"):
+        site = os.path.realpath(sysconfig.get_paths()[key])
+        for name in HIDDEN_PACKAGES:
+            path = os.path.join(site, name)
+            if os.path.isdir(path) and not os.path.islink(path) and path not in found:
+                found.append(path)
+    return found
+
+
+_LARGE: list[tuple[str, ...]] = []
+
+
+def large_files() -> tuple[str, ...]:
+    """Regular files of /usr of ``LARGE_FILE`` bytes or more that the runner does not load: programs and
+    data (node, a browser's data, package lists) and the shared libraries of ``_UNUSED_LIBRARIES`` or of
+    GPU drivers; found once per process by a walk without recursion, outside the ``HIDDEN`` folders.
+    Inside the sandbox each one is /dev/null."""
+    if _LARGE:
+        return _LARGE[0]
+    hidden = tuple(p + "/" for p in HIDDEN)
+    found, stack = [], ["/usr"]
+    while stack:
+        folder = stack.pop()
+        if (folder + "/").startswith(hidden):
+            continue
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
+                    continue
+                if not entry.is_file(follow_symlinks=False) or \
+                        entry.stat(follow_symlinks=False).st_size < LARGE_FILE:
+                    continue
+            except OSError:
+                continue
+            library = ".so" in entry.name
+            if library and not (entry.name.startswith(_UNUSED_LIBRARIES) or "/dri/" in entry.path):
+                continue
+            found.append(entry.path)
+    _LARGE.append(tuple(sorted(found)))
+    return _LARGE[0]
+
+
 def _ro_binds(binds: list[tuple[str, str]], made: set[str]) -> list[str]:
     """Read-only binds, with world-readable parent folders (bwrap makes them 0700 when run as root);
     ``made``: folders that already exist in the sandbox."""
@@ -329,6 +410,11 @@ def _bwrap_command(package: pathlib.Path, notebook_name: str, limits: Limits, fd
     cmd += _ro_binds([(root, root) for root in python_roots()]
                      + [(str(package), "/grading/lib/clustermath")],
                      made={"/", "/usr", "/tmp", "/home", "/home/student"})
+    cmd += ["--perms", "0555", "--tmpfs", "/proc/sys", "--remount-ro", "/proc/sys"]
+    for folder in hidden_folders():
+        cmd += ["--perms", "0555", "--tmpfs", folder, "--remount-ro", folder]
+    for path in large_files():
+        cmd += ["--ro-bind", "/dev/null", path]
     cmd += ["--perms", "0644", "--ro-bind-data", str(fds["runner"]), "/grading/runner.py",
             "--perms", "0644", "--ro-bind-data", str(fds["plain"]), "/grading/plain.py",
             "--perms", "0644", "--ro-bind-data", str(fds["request"]), "/grading/request.json",
@@ -365,7 +451,7 @@ def run(notebook: bytes, notebook_name: str, names: list[str], calls: list, limi
                    "plain": _memfd("plain", (HERE / "plain.py").read_bytes()),
                    "request": _memfd("request", request),
                    "notebook": _memfd("notebook", notebook)}
-            program = seccomp.keyring_filter()
+            program = seccomp.sandbox_filter()
             if program is not None:
                 fds["seccomp"] = _memfd("seccomp", program)
             cmd = _bwrap_command(package, notebook_name, limits, fds, fresh_uid())

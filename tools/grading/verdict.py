@@ -82,15 +82,18 @@ class Answers:
     finished: bool = False
     cell_questions: dict[int, str] = field(default_factory=dict)
     """Cell index -> the question whose check cell follows it (from the notebook, read by the grader)."""
+    cell_names: dict[int, list[str]] = field(default_factory=dict)
+    """Cell index -> the names the cell assigns or defines (from the notebook, read by the grader)."""
 
 
-def answers_from_lines(plan, lines: list[bytes], cell_questions: dict[int, str] | None = None) -> Answers:
+def answers_from_lines(plan, lines: list[bytes], cell_questions: dict[int, str] | None = None,
+                       cell_names: dict[int, list[str]] | None = None) -> Answers:
     """Parse the runner's JSON lines: the first record of each kind wins, anything malformed is skipped.
 
     Only the records the plan asked for are kept (one per name, one per call
     index), so the work is bounded by the plan, not by what the notebook wrote.
     """
-    answers = Answers(cell_questions=dict(cell_questions or {}))
+    answers = Answers(cell_questions=dict(cell_questions or {}), cell_names=dict(cell_names or {}))
     wanted = set(plan.names)
     for line in lines:
         if line.count(b",") + line.count(b"[") + line.count(b"{") > 4 * plain.MAX_ITEMS:
@@ -218,6 +221,25 @@ def _results(plan, answers: Answers) -> dict[tuple[str, int], dict]:
     return results
 
 
+def question_names(plan) -> dict[str, set[str]]:
+    """Question -> the names of the notebook its test cases read."""
+    cached = getattr(plan, "_question_names", None)
+    if cached is None:
+        cached = {q: {p for case in tf.test_cases for p in case_params(case)} for q, tf in compiled(plan)}
+        object.__setattr__(plan, "_question_names", cached)
+    return cached
+
+
+def charged(plan, answers: Answers, index: int) -> set[str]:
+    """The questions a cell's model calls are charged to: the one whose check follows the cell, and
+    every question whose names the cell assigns (one cell may answer several questions)."""
+    questions = {answers.cell_questions[index]} if index in answers.cell_questions else set()
+    assigned = set(answers.cell_names.get(index) or ())
+    if assigned:
+        questions |= {q for q, names in question_names(plan).items() if names & assigned}
+    return questions
+
+
 def borrowed_in_cells(plan, answers: Answers) -> dict[str, list[str]]:
     """Question -> model functions its cells called where the master asks for the student's own code."""
     cells = answers.cells if isinstance(answers.cells, dict) else {}
@@ -225,15 +247,16 @@ def borrowed_in_cells(plan, answers: Answers) -> dict[str, list[str]]:
     found: dict[str, set[str]] = {}
     if type(used) is not dict:
         return {}
+    own_code = getattr(plan, "own_code", None) or {}
     for index, models in list(used.items())[:500]:
         try:
-            question = answers.cell_questions.get(int(index))
+            questions = charged(plan, answers, int(index))
         except (TypeError, ValueError):
             continue
-        prefixes = (getattr(plan, "own_code", None) or {}).get(question or "", [])
-        bad = _forbidden(_models({"models": models}), prefixes)
-        if bad:
-            found.setdefault(question, set()).update(bad)
+        for question in questions:
+            bad = _forbidden(_models({"models": models}), own_code.get(question, []))
+            if bad:
+                found.setdefault(question, set()).update(bad)
     return {q: sorted(v) for q, v in found.items()}
 
 
