@@ -399,7 +399,8 @@ RESIDUALS = {
     'llama3-int-unexpected': ('validation', "16,384 H100 for 54 days at the A100 fleet's rate"),
     'llama3-ett': ('validation', 'measured figure is a lower bound; save and restart from other rows'),
     # stragglers
-    'ms24-evict-gain': ('calibration', 'fitted: straggler spread'),
+    'ms24-evict-gain': ('calibration', 'fitted: straggler spread, at 12,288 GPUs (assumed: the source says more '
+                                       'than 10,000)'),
     'lin25-waste-median': ('validation', "every job granted 12,288 GPUs, the model's largest share"),
     'lin25-waste-p90': ('validation', "every job granted 12,288 GPUs, the model's largest share"),
     'lin25-fleet': ('validation', "every job granted 12,288 GPUs, the model's largest share"),

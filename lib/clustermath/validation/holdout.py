@@ -271,7 +271,7 @@ def _stragglers() -> list[Residual]:
     r = frame.loc[cal.row]
     out = [Residual(cal.row, "stragglers", "calibration", MODELS["stragglers"], float(r["value"]),
                     100.0 * STRAGGLER_CV * slowest_of(cal.ranks), r["unit"], r["key"],
-                    "fitted: straggler spread")]
+                    f"fitted: straggler spread, at {cal.ranks:,} GPUs (assumed: the source says more than 10,000)")]
     for rid in ("lin25-waste-median", "lin25-waste-p90", "lin25-fleet"):
         r = frame.loc[rid]
         out.append(Residual(rid, "stragglers", "validation", MODELS["stragglers"], float(r["value"]),
