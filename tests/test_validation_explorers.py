@@ -10,6 +10,7 @@ SOUND = dict(layers=96, pp=8, tp=8, microbatches=8, bubble_share=0.5, virtual_st
 
 def test_a_sound_plan_at_every_threshold_is_not_flagged():
     assert plan_flags(**SOUND) == {}                       # pp = micro-batches, bubble exactly half, tp = domain
+    assert plan_flags(**{**SOUND, "microbatches": 1})["microbatches"].startswith("8 stages but 1 micro-batch:")
 
 
 @pytest.mark.parametrize("change, key", [
@@ -40,8 +41,8 @@ def test_the_run_explorer_offers_only_divisors_and_flags_uneven_stages():
     assert [v for _, v in e.controls["virtual_stages"].options] == [1, 2, 3, 4, 6, 12]
     e.controls["row"].value = "llama3-t4-2"
     result = e.compute()
-    assert "126 layers do not split evenly over 16 stages" in e.warnings(result)
-    assert "do not split evenly" in e.table_html(result)
+    assert e.warnings(result) == ["stages of unequal depth"]
+    assert "126 layers do not split evenly over 16 stages" in e.table_html(result)
 
 
 def test_the_run_explorer_labels_a_derived_step_and_assumed_inputs():
@@ -59,6 +60,6 @@ def test_the_plan_explorer_flags_a_degenerate_plan_on_screen():
         e.controls[port].value = value
     result = e.compute()
     notes = e.warnings(result)
-    assert len(notes) == 3
+    assert notes == ["more stages than micro-batches", "bubble over half the step", "TP beyond the scale-up domain"]
     html = e.table_html(result)
     assert "most stages idle" in html and "more than half the step" in html and "scale-up domain" in html

@@ -37,7 +37,8 @@ from ..validation.predict import (
 from .base import FLAG_COLOUR, LIMIT_COLOUR, LiveFigure, Slider, Updater, table
 
 __all__ = [
-    "EXPLORERS", "MARKERS", "PART_COLOURS", "PART_NAMES", "PlanExplorer", "RunExplorer", "SOURCE_NAMES",
+    "EXPLORERS", "MARKERS", "PART_COLOURS", "PART_NAMES", "PLAN_FLAGS_SHORT", "PlanExplorer", "RunExplorer",
+    "SOURCE_NAMES",
     "figure_predicted_vs_measured", "figure_residuals", "interleavings", "plan_explorer", "plan_flags",
     "residual_table", "run_explorer",
 ]
@@ -119,6 +120,11 @@ def interleavings(layers: int, pp: int, own: int = 1, cap: int = 16) -> list[int
     return sorted(set(_divisors(per_stage, cap)) | {own})
 
 
+PLAN_FLAGS_SHORT = {"microbatches": "more stages than micro-batches", "bubble": "bubble over half the step",
+                    "tp": "TP beyond the scale-up domain", "layers": "stages of unequal depth"}
+"""The flags of ``plan_flags`` as the line over an explorer's picture names them."""
+
+
 def plan_flags(*, layers: int, pp: int, tp: int, microbatches: int, bubble_share: float,
                virtual_stages: int = 1, scale_up_gpus: int = 8) -> dict[str, str]:
     """What makes a plan degenerate, by the table row it concerns: a pipeline deeper than its
@@ -126,8 +132,8 @@ def plan_flags(*, layers: int, pp: int, tp: int, microbatches: int, bubble_share
     stages of unequal depth, or an interleaving that does not divide the layers per stage."""
     flags = {}
     if pp > microbatches:
-        flags["microbatches"] = (f"{pp:,} stages but {microbatches:,} micro-batches: most stages idle "
-                                 f"most of the step")
+        flags["microbatches"] = (f"{pp:,} stages but {microbatches:,} micro-batch"
+                                 f"{'' if microbatches == 1 else 'es'}: most stages idle most of the step")
     if bubble_share > 0.5:
         flags["bubble"] = "the pipeline bubble is more than half the step"
     if tp > scale_up_gpus:
@@ -270,16 +276,19 @@ class RunExplorer(LiveFigure):
         names = self._m.assumed_columns(row)
         return ", ".join(ASSUMED_WORDS.get(c, c.replace("_", " ")) for c in names) if names else "none"
 
-    def _flags(self, result: tuple[RunPrediction, float, float, str]) -> dict[int, str]:
-        """Table row -> note: the prediction off the picture, or a degenerate schedule."""
+    def _plan(self, result: tuple[RunPrediction, float, float, str]) -> dict[str, str]:
         p = result[0]
         a = self.arguments()
-        flags: dict[int, str] = {}
-        if p.step_s > SCALE * result[2]:
-            flags[2] = "the prediction is off the picture's scale (over 1.5 × the measured step)"
-        plan = plan_flags(layers=a["layers"], pp=a["pp"], tp=a["tp"], microbatches=p.microbatches,
+        return plan_flags(layers=a["layers"], pp=a["pp"], tp=a["tp"], microbatches=p.microbatches,
                           bubble_share=p.bubble_s / p.step_s, virtual_stages=a.get("virtual_stages", 1),
                           scale_up_gpus=a.get("scale_up_gpus", 8))
+
+    def _flags(self, result: tuple[RunPrediction, float, float, str]) -> dict[int, str]:
+        """Table row -> note: the prediction off the picture, or a degenerate schedule."""
+        flags: dict[int, str] = {}
+        if result[0].step_s > SCALE * result[2]:
+            flags[2] = "the prediction is off the picture's scale (over 1.5 × the measured step)"
+        plan = self._plan(result)
         rows = [label for label, _ in self._rows(result)]
         at = {"microbatches": rows.index("micro-batches per pipeline"),
               "bubble": rows.index(f"  {PART_NAMES['bubble']} (s)"),
@@ -293,7 +302,7 @@ class RunExplorer(LiveFigure):
 
     def warnings(self, result: tuple[RunPrediction, float, float, str]) -> list[str]:
         notes = ["predicted step off the scale (over 1.5 × measured)"] if result[0].step_s > SCALE * result[2] else []
-        return notes + [note for i, note in self._flags(result).items() if i != 2]
+        return notes + [PLAN_FLAGS_SHORT[key] for key in self._plan(result)]
 
     def report(self) -> str:
         result = self.compute()
@@ -308,7 +317,7 @@ def view_run(ax: Axes) -> Updater:
     """The predicted step's parts laid end to end as shares of the measured step (fixed at 1), with the
     ±10% and ±25% bands around it; ``update(inputs, result)`` takes ``RunExplorer.compute()``."""
     ax.figure.subplots_adjust(left=0.04, right=0.97, bottom=0.34, top=0.80)
-    ax.set(xlim=(0, SCALE), ylim=(0, 1), yticks=[], xlabel="time per step, as a share of the measured step")
+    ax.set(xlim=(0, SCALE), ylim=(0, 1), yticks=[], xlabel="time per step, as a share of the step measured (or derived from the MFU)")
     ax.axvspan(0.75, 1.25, color="#eeeeee", lw=0, zorder=0)
     ax.axvspan(0.9, 1.1, color="#d9d9d9", lw=0, zorder=0)
     ax.axvline(1.0, color="black", lw=1.6, zorder=3)
@@ -427,15 +436,17 @@ class PlanExplorer(LiveFigure):
                 ("days to train, computing only", f"{d.compute_days:,.1f}"),
                 ("days to train, wall clock", f"{d.wall_days:,.1f}" if math.isfinite(d.wall_days) else "never")]
 
+    def _plan(self, result: tuple[RunPrediction, Any, Any]) -> dict[str, str]:
+        p, a = result[0], self.inputs
+        return plan_flags(layers=a["layers"], pp=a["pp"], tp=a["tp"], microbatches=p.microbatches,
+                          bubble_share=p.bubble_s / p.step_s)
+
     def _flags(self, result: tuple[RunPrediction, Any, Any]) -> dict[int, str]:
         """Table row -> note: a degenerate plan (``plan_flags``) or a wall clock mostly lost."""
-        p, e, _ = result
-        a = self.inputs
+        e = result[1]
         rows = [label for label, _ in self._rows(result)]
         at = {"layers": 3, "tp": 4, "microbatches": 5, "bubble": 6}
-        flags = {at[k]: note for k, note in plan_flags(layers=a["layers"], pp=a["pp"], tp=a["tp"],
-                                                       microbatches=p.microbatches,
-                                                       bubble_share=p.bubble_s / p.step_s).items()}
+        flags = {at[k]: note for k, note in self._plan(result).items()}
         if e.ettr < 0.5:
             flags[rows.index("effective training-time ratio")] = \
                 "below 50%: failures and restarts take more wall time than training"
@@ -445,9 +456,8 @@ class PlanExplorer(LiveFigure):
         return table(("quantity", "value"), self._rows(result), flagged=self._flags(result))
 
     def warnings(self, result: tuple[RunPrediction, Any, Any]) -> list[str]:
-        flags = self._flags(result)
-        return [note if not note.startswith("below 50%") else "effective training-time ratio below 50%"
-                for _, note in sorted(flags.items())]
+        notes = [PLAN_FLAGS_SHORT[key] for key in self._plan(result)]
+        return notes + (["effective training-time ratio below 50%"] if result[1].ettr < 0.5 else [])
 
     def report(self) -> str:
         rows = self._rows(self.compute())
