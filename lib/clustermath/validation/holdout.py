@@ -27,6 +27,7 @@ rows, per family. Errors are ``predicted / measured − 1``.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from dataclasses import dataclass
@@ -37,7 +38,7 @@ from ..fabric_designs import hpn_scale, megascale_tor_set, meta_zone
 from ..validate import one_of
 from . import measurements as m
 from .predict import (
-    BUS_EFFICIENCY_OUT, BUS_EFFICIENCY_UP, CALIBRATION, Calibration, RunPrediction, calibrate, hardware_flops,
+    BUS_EFFICIENCY_OUT, BUS_EFFICIENCY_UP, CALIBRATION, RunPrediction, calibrate, hardware_flops,
     model_flops, parameter_count, predict_run, slowest_of, STRAGGLER_CV,
 )
 from .training_time import run_ettr
@@ -412,7 +413,7 @@ def _loso_fit(source: str) -> tuple[tuple[tuple[str, str, float], ...], tuple[tu
     used = {c.row for c in CALIBRATION}
     candidates = [rid for rid, r in frame.iterrows() if r["key"] != source and rid not in SOFTWARE_ABLATIONS]
     fixed: dict[str, float] = {}
-    solved: list[Calibration] = []
+    solved = []
     plan: list[tuple[str, str]] = []
     for c in CALIBRATION:
         if c.source != source:
@@ -421,7 +422,7 @@ def _loso_fit(source: str) -> tuple[tuple[tuple[str, str, float], ...], tuple[tu
             free = [rid for rid in candidates if rid not in used]
             best = max(free, key=lambda rid: _swing(rid, c.constant, c.low, c.high))
             used.add(best)
-            row = Calibration(c.constant, c.value, best, c.low, c.high)
+            row = dataclasses.replace(c, row=best)
         else:
             fixed[c.constant] = c.low
             plan.append((c.constant, ""))
