@@ -234,10 +234,10 @@ PLANTED_CH5 = [
 ]
 
 PLANTED_CH6 = [
-    ("q1", "q1_efficiency = 370 / 900", "both_directions", "ch1-collective"),
+    ("q1", "q1_efficiency = 232.54 / 600", "both_directions", "ch1-collective"),
     ("q1", "def bus_bandwidth(algbw_GBps, ranks):\n    return algbw_GBps", "algbw_as_busbw", "ch6-collectives"),
-    ("q1", "q1_predicted_GBps = 0.80 * 300", "efficiency_on_wrong_link", "ch6-collectives"),
-    ("q1", "q1_error = 232.54 / q1_predicted_GBps - 1", "error_inverted", "ch6-validate"),
+    ("q1", "q1_predicted_GBps = 0.80 * 450", "efficiency_on_wrong_link", "ch6-collectives"),
+    ("q1", "q1_error = 370 / q1_predicted_GBps - 1", "error_inverted", "ch6-validate"),
     ("q2", "q2_mfu = 148 / 312", "pct_peak_as_mfu", "ch6-metrics"),
     ("q2", "def flop_ratio(layers, hidden, seq_len, vocab, recompute):\n"
            "    l, h, s, v = layers, hidden, seq_len, vocab\n"
@@ -246,7 +246,7 @@ PLANTED_CH6 = [
            "    return full / model if recompute != 'none' else 1.0", "ratio_inverted", "ch6-metrics"),
     ("q3", "q3_culprit = 'compute'", "compute_as_loss", "ch6-predict"),
     ("q3", "q3_best_v = 2", "interleaving_ignored", "ch6-llama"),
-    ("q4", "q4_llama3_rate = 419 / (2_048 * 54)", "per_thousand_dropped", "ch6-failures"),
+    ("q4", "q4_per_node_year = 365 * 1000 * 419 / (2_048 * 54)", "per_thousand_dropped", "ch6-failures"),
     ("q4", "def job_mtbf_h(rate_per_1000, gpus, gpus_per_node=8):\n    return 24 / (gpus * rate_per_1000 / 1000)",
      "gpus_as_nodes", "ch6-failures"),
     ("q5", "q5_ettr = ettr_first_order(tau, save_s, mtbf_s, 0)", "restart_ignored", "ch6-ettr"),

@@ -16,7 +16,8 @@ import pytest
 from clustermath import CALIBRATION, KERNEL_EFFICIENCY, kernel_share, predict_run, run_ettr, slowest_of
 from clustermath.validation import holdout, load_measurements, run_config
 from clustermath.validation.holdout import (
-    CHECKPOINT_BYTES_PER_PARAMETER, ROLES, SOFTWARE_ABLATIONS, Residual, llama3_ettr_inputs, predicted_value,
+    CHECKPOINT_BYTES_PER_PARAMETER, DESIGN_IDENTITIES, OUTSIDE_RING, ROLES, SOFTWARE_ABLATIONS, Residual,
+    input_sets, leave_one_source_out, llama3_ettr_inputs, loso_constants, loso_summary, predicted_value,
     residuals, straggler_share, summary, throughput_prediction,
 )
 from clustermath.validation.measurements import comparable
@@ -49,12 +50,90 @@ def per_family():
 
 def test_throughput_validation_meets_the_bound(every, per_family):
     val = every[(every["family"] == "throughput") & (every["role"] == "validation")]
-    assert len(val) >= 20
-    assert val["error"].abs().median() <= 0.10
-    assert per_family.at["throughput", "median_abs_error"] == pytest.approx(val["error"].abs().median())
+    sets = input_sets(every)
+    fitted = set(sets[every["role"] == "calibration"])
+    counted = val[~sets.loc[val.index].isin(fitted)]
+    per_set = counted["error"].abs().groupby(sets.loc[counted.index]).mean()
+    assert per_family.at["throughput", "validated"] == len(per_set) >= 20
+    assert per_family.at["throughput", "validated_rows"] == len(counted)
+    assert per_set.median() <= 0.10
+    assert per_family.at["throughput", "median_abs_error"] == pytest.approx(per_set.median())
     worst = per_family.at["throughput", "worst"]
-    assert worst == val["error"].abs().idxmax()
+    assert worst == counted["error"].abs().idxmax()
     assert every.at[worst, "note"], "the worst row carries its explanation"
+
+
+def test_rows_sharing_every_input_count_once(every):
+    sets = input_sets(every)
+    # MegaScale's stack on Megatron-LM's configuration, and Korthikanti's appendix restating Table 5
+    assert sets["ms24-t2-05"] == sets["ms24-t2-01"] == "ms24-t2-01"
+    assert sets["kor22-appc-530"] == "kor22-t5-3a"
+    assert sets["ms24-t2-16"] == "ms24-t2-12"  # a calibration row's inputs: never validation
+    assert sets["nar21-t1-02"] == "nar21-t1-02" and sets["llama3-ett"] == "llama3-ett"
+    for rid, first in sets.items():
+        assert run_config(rid, accepts=predict_run) == run_config(first, accepts=predict_run) \
+            if every.at[rid, "family"] == "throughput" else rid == first
+
+
+def test_single_split_counts_against_the_issue(per_family):
+    t = per_family.loc["throughput"]
+    assert (t["validated"], t["validated_rows"]) == (38, 50)
+
+
+def test_identity_checks_and_algorithms_outside_the_ring(every, per_family):
+    for rid in DESIGN_IDENTITIES:
+        assert every.at[rid, "role"] == "identity"
+    assert per_family.at["fabric", "identity"] == len(DESIGN_IDENTITIES)
+    assert per_family.at["fabric", "validated"] == 1
+    for rid in OUTSIDE_RING:
+        assert every.at[rid, "role"] == "outside" and "tree" in every.at[rid, "note"]
+
+
+# -- leave one source out ----------------------------------------------------------------------------
+
+def test_leave_one_source_out_never_fits_on_the_source_it_predicts(data):
+    frame = leave_one_source_out()
+    for source in dict.fromkeys(frame["key"]):
+        fit = loso_constants(source)
+        for constant, row in fit["row"].items():
+            assert row == "" or data.at[row, "key"] != source, (source, constant)
+            assert row not in SOFTWARE_ABLATIONS
+        assert fit["row"][fit["row"] != ""].is_unique
+        unmoved = fit[~fit["moved"]]
+        for constant, c in unmoved.iterrows():
+            assert next(k for k in CALIBRATION if k.constant == constant).source != source
+    # MegaScale pins the straggler spread alone: without it the term is off, and dp_overlap is refitted
+    mega = loso_constants("jiang2024megascale")
+    assert mega.at["straggler_cv", "row"] == "" and mega.at["straggler_cv", "value"] == 0.0
+    assert mega.at["dp_overlap", "moved"] and mega.at["dp_overlap", "row"].startswith(("nar21", "kor22", "llama3"))
+    assert not loso_constants("korthikanti2023")["moved"].any()
+    with pytest.raises(ValueError, match="^source must be one of"):
+        loso_constants("nccl1455")
+
+
+def test_leave_one_source_out_predicts_with_the_refit(data):
+    frame = leave_one_source_out()
+    assert set(frame.index) == set(residuals("throughput").query("role != 'outside'").index)
+    rid = "ms24-t2-12"
+    constants = dict(zip(loso_constants("jiang2024megascale")["constant"],
+                         loso_constants("jiang2024megascale")["value"]))
+    p = predict_run(**run_config(rid, accepts=predict_run), **constants)
+    assert frame.at[rid, "predicted"] == pytest.approx(100 * p.mfu)
+    assert frame.at[rid, "error"] == frame.at[rid, "predicted"] / frame.at[rid, "measured"] - 1
+
+
+def test_loso_summary_per_source_and_pooled():
+    table = loso_summary()
+    frame = leave_one_source_out()
+    assert table.index[-1] == "all" and table.at["all", "rows"] == len(frame)
+    assert table.at["all", "sets"] == frame["inputs"].nunique()
+    for source, row in table.iterrows():
+        part = frame if source == "all" else frame[frame["key"] == source]
+        per_set = part["error"].abs().groupby(part["inputs"]).mean()
+        assert row["median_abs_error"] == pytest.approx(per_set.median())
+        assert row["worst"] == part["error"].abs().idxmax()
+    assert table.at["all", "median_abs_error"] <= 0.10
+    assert table["median_abs_error"].max() >= table.at["all", "single_split_median"]
 
 
 def test_calibration_uses_at_most_a_fifth_of_each_family(data, per_family):
@@ -87,7 +166,7 @@ def test_every_residual_is_a_row_of_the_data_in_its_unit(data, every):
 
 def test_every_family_has_validation_rows_and_a_summary(per_family):
     assert list(per_family.index) == ["collectives", "throughput", "memory", "failures", "stragglers", "fabric"]
-    assert (per_family["validated"] >= 3).all()
+    assert (per_family["validated"] >= 1).all()
     assert residuals("memory")["family"].eq("memory").all()
     with pytest.raises(ValueError, match="^family must be one of"):
         residuals("optics")

@@ -586,30 +586,44 @@ def test_every_residual_field_by_field():
 def test_the_summary_recomputed_from_the_residuals():
     table = summary()
     every = residuals()
+    rows_by_id = {r["id"]: r for r in csv_rows()}
     counts = {}
     for r in csv_rows():
         counts[r["family"]] = counts.get(r["family"], 0) + 1
     assert list(table.index) == list(table["family"]) == ["collectives", "throughput", "memory", "failures",
                                                           "stragglers", "fabric"]
-    assert list(table.columns) == ["family", "model", "calibration", "fitted", "validated", "rows",
-                                   "median_abs_error", "worst_abs_error", "worst", "outside"]
+    assert list(table.columns) == ["family", "model", "calibration", "fitted", "validated", "validated_rows",
+                                   "rows", "median_abs_error", "worst_abs_error", "worst", "outside", "identity"]
     for family, got in table.iterrows():
         part = every[every["family"] == family]
-        errors = {rid: abs(e) for rid, e in part.loc[part["role"] == "validation", "error"].items()}
+        # input sets, recomputed here: a throughput row's set is the first row with the same configuration
+        first: dict = {}
+        sets = {rid: first.setdefault(tuple(sorted(_config(rows_by_id[rid]).items())) if family == "throughput"
+                                      else rid, rid) for rid in part.index}
         calibration = [rid for rid, role in part["role"].items() if role == "calibration"]
+        fitted = {sets[rid] for rid in calibration}
+        errors = {rid: abs(e) for rid, e in part.loc[part["role"] == "validation", "error"].items()
+                  if sets[rid] not in fitted}
+        by_set: dict = {}
+        for rid, e in errors.items():
+            by_set.setdefault(sets[rid], []).append(e)
         worst = max(errors, key=errors.get)
         assert got["model"] == printed_pins.MODELS[family]
         assert got["calibration"] == ", ".join(calibration)
-        assert (got["fitted"], got["validated"], got["rows"]) == (len(calibration), len(errors), counts[family])
-        assert got["median_abs_error"] == statistics.median(errors.values()), family
+        assert (got["fitted"], got["validated"], got["validated_rows"], got["rows"]) == \
+            (len(calibration), len(by_set), len(errors), counts[family])
+        assert got["median_abs_error"] == pytest.approx(
+            statistics.median(statistics.fmean(v) for v in by_set.values()), rel=1e-12), family
         assert (got["worst_abs_error"], got["worst"]) == (errors[worst], worst), family
         assert got["outside"] == sum(role == "outside" for role in part["role"]), family
+        assert got["identity"] == sum(role == "identity" for role in part["role"]), family
     # the numbers chapter 6 prints from it
-    assert list(table["validated"]) == [3, 51, 7, 5, 3, 6]
+    assert list(table["validated"]) == [2, 38, 7, 5, 3, 1]
     assert list(table["worst"]) == ["nccl1031-4node", "ms24-t2-06", "kor22-t4-4", "kok25-mttf-1024",
                                     "lin25-waste-p90", "hpn-dp-traffic"]
-    assert [round(100 * e, 1) for e in table["median_abs_error"]] == [7.0, 4.0, 2.3, 177.8, 93.3, 0.0]
-    assert list(table["outside"]) == [7, 8, 0, 1, 0, 0]
+    assert [round(100 * e, 1) for e in table["median_abs_error"]] == [41.8, 4.9, 2.3, 177.8, 93.3, 0.8]
+    assert list(table["outside"]) == [8, 8, 0, 1, 0, 0]
+    assert list(table["identity"]) == [0, 0, 0, 0, 0, 5]
 
 
 # -- training_time.py -----------------------------------------------------------------------------------

@@ -311,7 +311,8 @@ RESIDUALS = {
     'ncclt212-nvls-8': ('outside', 'NVLink SHARP reduces inside the switch: bus bandwidth is no wire rate'),
     'ncclt212-ring': ('outside', "a maintainer's statement of the calibration row's figure"),
     'ncclt175-a100-1node': ('validation', 'NVLink, one node'),
-    'ncclt175-a100-2node': ('validation', '2 nodes, NIC-bound'),
+    'ncclt175-a100-2node': ('outside', "on two nodes NCCL runs its tree algorithm (the thread's maintainer): "
+                                       "outside the ring model"),
     'nccl1221-4node': ('calibration', 'fitted: bus efficiency out'),
     'nccl1222-4node-8g': ('outside', 'no link rate published'),
     'nccl1374-h800-nvls': ('outside', 'NVLink SHARP reduces inside the switch: bus bandwidth is no wire rate'),
@@ -398,16 +399,17 @@ RESIDUALS = {
     'llama3-int-unexpected': ('validation', "16,384 H100 for 54 days at the A100 fleet's rate"),
     'llama3-ett': ('validation', 'measured figure is a lower bound; save and restart from other rows'),
     # stragglers
-    'ms24-evict-gain': ('calibration', 'fitted: straggler spread'),
+    'ms24-evict-gain': ('calibration', 'fitted: straggler spread, at 12,288 GPUs (assumed: the source says more '
+                                       'than 10,000)'),
     'lin25-waste-median': ('validation', "every job granted 12,288 GPUs, the model's largest share"),
     'lin25-waste-p90': ('validation', "every job granted 12,288 GPUs, the model's largest share"),
     'lin25-fleet': ('validation', "every job granted 12,288 GPUs, the model's largest share"),
     # fabric
-    'hpn-tor-oversub': ('validation', 'design arithmetic: 128 × 200G down over 60 × 400G up'),
-    'hpn-segment': ('validation', 'hpn_scale: 8 rails × a 128-port ToR pair'),
-    'hpn-pod': ('validation', 'hpn_scale: 15 segments at 15:1'),
-    'llama3-pod': ('validation', 'meta_zone: 192 racks × 16 GPUs'),
-    'ms24-tor-servers': ('validation', 'megascale_tor_set: 32 × 400G down, each split in two'),
+    'hpn-tor-oversub': ('identity', 'design arithmetic: 128 × 200G down over 60 × 400G up'),
+    'hpn-segment': ('identity', 'hpn_scale: 8 rails × a 128-port ToR pair'),
+    'hpn-pod': ('identity', 'hpn_scale: 15 segments at 15:1'),
+    'llama3-pod': ('identity', 'meta_zone: 192 racks × 16 GPUs'),
+    'ms24-tor-servers': ('identity', 'megascale_tor_set: 32 × 400G down, each split in two'),
     'hpn-dp-traffic': ('validation', '16-bit gradients of 1/64 of the parameters (eq. 2)'),
 }
 """Every residual in ``holdout.residuals()``'s order: id -> (role, note), as the chapter's residual tables

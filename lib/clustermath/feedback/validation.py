@@ -68,9 +68,12 @@ MISCONCEPTIONS = (
         "exposed transfers and the stragglers.",
         "ch6-predict"),
     Misconception(
-        "bubble_dominates", "the pipeline bubble taken as the growing loss",
-        "With interleaving the bubble stays a few percent of the step; at a fixed batch, what grows as "
-        "GPUs are added is the exposed data-parallel all-reduce, whose bytes per GPU do not shrink.",
+        "bubble_dominates", "the pipeline bubble assumed to be the loss that grows, without computing it",
+        "Compute the parts before naming one. Here six interleaved chunks keep the bubble to a few percent "
+        "of the step. Which part then grows depends on the run and on the model's constants: with none "
+        "of the gradient all-reduce hidden (dp_overlap = 0, as fitted) it is the data-parallel wait, "
+        "whose bytes per GPU do not shrink; a stack that hides half of it would rank it level with the "
+        "tensor-parallel wait.",
         "ch6-bubble-drop"),
     Misconception(
         "interleaving_ignored", "the schedule's interleaving left at its assumed value",

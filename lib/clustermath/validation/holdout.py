@@ -14,7 +14,11 @@ constants, from the rows those constants were fitted on (``CALIBRATION`` in
 ``outside``
     a row the model is known not to describe (an algorithm it has no term for,
     a software change it cannot see, a figure made with the model itself): the
-    prediction is shown, with the reason, and left out of the statistics.
+    prediction is shown, with the reason, and left out of the statistics;
+``identity``
+    a design figure the model reproduces by the same arithmetic the design was
+    drawn with (ports times rails, racks times GPUs): an identity check, shown,
+    and left out of the statistics, since it could not have come out otherwise.
 
 Rows that no model predicts (context, inputs of other rows) are not residuals.
 ``residuals()`` returns every residual as a DataFrame; ``summary()`` gives the
@@ -23,6 +27,7 @@ rows, per family. Errors are ``predicted / measured − 1``.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from dataclasses import dataclass
@@ -33,17 +38,18 @@ from ..fabric_designs import hpn_scale, megascale_tor_set, meta_zone
 from ..validate import one_of
 from . import measurements as m
 from .predict import (
-    BUS_EFFICIENCY_OUT, BUS_EFFICIENCY_UP, CALIBRATION, RunPrediction, hardware_flops, model_flops,
-    parameter_count, predict_run, slowest_of, STRAGGLER_CV,
+    BUS_EFFICIENCY_OUT, BUS_EFFICIENCY_UP, CALIBRATION, RunPrediction, calibrate, hardware_flops,
+    model_flops, parameter_count, predict_run, slowest_of, STRAGGLER_CV,
 )
 from .training_time import run_ettr
 
 __all__ = [
-    "CHECKPOINT_BYTES_PER_PARAMETER", "MODELS", "ROLES", "Residual", "SOFTWARE_ABLATIONS", "llama3_ettr_inputs",
-    "predicted_value", "residuals", "straggler_share", "summary", "throughput_prediction",
+    "CHECKPOINT_BYTES_PER_PARAMETER", "DESIGN_IDENTITIES", "MODELS", "OUTSIDE_RING", "ROLES", "Residual",
+    "SOFTWARE_ABLATIONS", "input_sets", "leave_one_source_out", "llama3_ettr_inputs", "loso_constants",
+    "loso_summary", "predicted_value", "residuals", "straggler_share", "summary", "throughput_prediction",
 ]
 
-ROLES = ("calibration", "validation", "outside")
+ROLES = ("calibration", "validation", "outside", "identity")
 
 CHECKPOINT_BYTES_PER_PARAMETER = 14
 """Bytes a mixed-precision Adam checkpoint holds per parameter: 16-bit weights (2) and the
@@ -54,6 +60,17 @@ SOFTWARE_ABLATIONS = tuple(f"ms24-t3-{i}" for i in range(2, 10))
 """MegaScale Table 3, rows 2-9: the 256-GPU run of row 1 with one software change after
 another (parallel block, sliding-window attention, TP/PP/DP overlap, operators, LAMB).
 ``predict_run`` describes the Megatron-LM stack of row 1, so these are ``outside``."""
+
+OUTSIDE_RING = {
+    "ncclt175-a100-2node": "on two nodes NCCL runs its tree algorithm (the thread's maintainer): outside the "
+                           "ring model",
+}
+"""Collective rows run with an algorithm the ring model has no term for, though the data file says
+``default``: the family's own rule (an algorithm outside the ring model is outside) applies to them."""
+
+DESIGN_IDENTITIES = ("hpn-tor-oversub", "hpn-segment", "hpn-pod", "llama3-pod", "ms24-tor-servers")
+"""Fabric rows that restate a design's own arithmetic (ports, rails, racks): identity checks, not
+validation."""
 
 MODELS = {
     "throughput": "predict_run",
@@ -142,6 +159,8 @@ def _collectives() -> list[Residual]:
         predicted = eta * link  # NaN where no link rate is published
         if rid in fitted:
             role, note = "calibration", "fitted: bus efficiency " + ("up" if one_node else "out")
+        elif rid in OUTSIDE_RING:
+            role, note = "outside", OUTSIDE_RING[rid]
         elif r["algorithm"] == "nvls":
             role, note = "outside", "NVLink SHARP reduces inside the switch: bus bandwidth is no wire rate"
         elif math.isnan(link):
@@ -253,7 +272,7 @@ def _stragglers() -> list[Residual]:
     r = frame.loc[cal.row]
     out = [Residual(cal.row, "stragglers", "calibration", MODELS["stragglers"], float(r["value"]),
                     100.0 * STRAGGLER_CV * slowest_of(cal.ranks), r["unit"], r["key"],
-                    "fitted: straggler spread")]
+                    f"fitted: straggler spread, at {cal.ranks:,} GPUs (assumed: the source says more than 10,000)")]
     for rid in ("lin25-waste-median", "lin25-waste-p90", "lin25-fleet"):
         r = frame.loc[rid]
         out.append(Residual(rid, "stragglers", "validation", MODELS["stragglers"], float(r["value"]),
@@ -281,8 +300,8 @@ def _fabric() -> list[Residual]:
         "ms24-tor-servers": (servers, "megascale_tor_set: 32 × 400G down, each split in two"),
         "hpn-dp-traffic": (grad_gb, f"16-bit gradients of 1/{shards} of the parameters (eq. 2)"),
     }
-    return [Residual(rid, "fabric", "validation", MODELS["fabric"], float(frame.at[rid, "value"]), float(value),
-                     frame.at[rid, "unit"], frame.at[rid, "key"], note)
+    return [Residual(rid, "fabric", "identity" if rid in DESIGN_IDENTITIES else "validation", MODELS["fabric"],
+                     float(frame.at[rid, "value"]), float(value), frame.at[rid, "unit"], frame.at[rid, "key"], note)
             for rid, (value, note) in predicted.items()]
 
 
@@ -312,22 +331,168 @@ def residuals(family: str | None = None) -> pd.DataFrame:
     return frame.set_index("id", drop=False)
 
 
-def summary() -> pd.DataFrame:
-    """Per family: calibration rows, validation rows, median and worst absolute error, the worst row.
+def input_sets(frame: pd.DataFrame | None = None) -> pd.Series:
+    """Row id -> its *input set*: the first row (in the data's order) whose model inputs are all the same.
 
-    Columns: ``family``, ``model``, ``calibration`` (ids, comma-separated), ``fitted``,
-    ``validated`` (counts), ``rows`` (the family's rows in the CSV), ``median_abs_error``,
-    ``worst_abs_error`` (fractions), ``worst`` (the row's id), ``outside`` (count).
+    For throughput rows the inputs are ``predict_run``'s keywords read from the row
+    (``measurements.run_config``): two rows that share every one of them get one prediction, so
+    they are one piece of evidence, however many figures were measured on them. Every other
+    family's row is a set of its own. ``frame`` defaults to ``residuals()``.
+    """
+    frame = residuals() if frame is None else frame
+    first: dict[tuple, str] = {}
+    out = {}
+    for rid, family in frame["family"].items():
+        key = (("throughput",) + tuple(sorted(m.run_config(rid, accepts=predict_run).items()))
+               if family == "throughput" else (rid,))
+        out[rid] = first.setdefault(key, rid)
+    return pd.Series(out, name="inputs", dtype=object)
+
+
+def _per_set(errors: pd.Series, sets: pd.Series) -> pd.Series:
+    """The mean absolute error of each input set's rows, indexed by the set."""
+    return errors.abs().groupby(sets.loc[errors.index]).mean()
+
+
+def summary() -> pd.DataFrame:
+    """Per family: calibration rows, validation input sets, median and worst absolute error, the worst row.
+
+    Columns: ``family``, ``model``, ``calibration`` (ids, comma-separated), ``fitted`` (rows),
+    ``validated`` (distinct input sets among the validation rows, leaving out any set that holds a
+    calibration row), ``validated_rows`` (the rows in those sets), ``rows`` (the family's rows in
+    the CSV), ``median_abs_error`` (the median over the sets of each set's mean absolute error),
+    ``worst_abs_error`` and ``worst`` (the validation row furthest off, and its error), ``outside``
+    and ``identity`` (counts).
     """
     data = residuals()
+    sets = input_sets(data)
     counts = m.load_measurements()["family"].value_counts()
     out = []
     for family in m.FAMILIES:
         part = data[data["family"] == family]
-        errors = part.loc[part["role"] == "validation", "error"].abs()  # every family has validation rows
         cal = part[part["role"] == "calibration"]
+        fitted_sets = set(sets.loc[cal.index])
+        val = part[(part["role"] == "validation") & ~sets.loc[part.index].isin(fitted_sets)]
+        errors = val["error"].abs()  # every family has validation rows
+        per_set = _per_set(val["error"], sets)
         out.append({"family": family, "model": MODELS[family], "calibration": ", ".join(cal.index),
-                    "fitted": len(cal), "validated": len(errors), "rows": int(counts[family]),
-                    "median_abs_error": float(errors.median()), "worst_abs_error": float(errors.max()),
-                    "worst": errors.idxmax(), "outside": int((part["role"] == "outside").sum())})
+                    "fitted": len(cal), "validated": len(per_set), "validated_rows": len(errors),
+                    "rows": int(counts[family]), "median_abs_error": float(per_set.median()),
+                    "worst_abs_error": float(errors.max()), "worst": errors.idxmax(),
+                    "outside": int((part["role"] == "outside").sum()),
+                    "identity": int((part["role"] == "identity").sum())})
     return pd.DataFrame(out).set_index("family", drop=False)
+
+
+# -- leave one source out ------------------------------------------------------------------------
+
+def _swing(row: str, constant: str, low: float, high: float) -> float:
+    """How far ``constant`` moves throughput row ``row``'s figure across its range, as a share of the
+    larger end: the row that moves most pins the constant best. Read from the model alone, never
+    from the row's measured figure."""
+    run = m.run_config(row, accepts=predict_run)
+    field = m.comparable(row)[0]
+    a = float(getattr(predict_run(**{**run, constant: low}), field))
+    b = float(getattr(predict_run(**{**run, constant: high}), field))
+    return abs(b - a) / max(abs(a), abs(b))
+
+
+@functools.lru_cache(maxsize=None)
+def _loso_fit(source: str) -> tuple[tuple[tuple[str, str, float], ...], tuple[tuple[str, float], ...]]:
+    """((constant, row fitted on, value), ...) and the full set of constants, refitted without ``source``.
+
+    A constant whose row belongs to ``source`` is refitted: a throughput constant on the remaining
+    throughput row (not one of MegaScale's ablations, not a row another constant uses) that it
+    moves most (``_swing``); a constant read directly off its row (a bus efficiency, the straggler
+    spread) with no such row left falls to its lower bound, and the row is given as ``""``. The
+    solved constants are then refitted together, each on its row with the others at their latest
+    values (``predict.calibrate``, Gauss–Seidel, as ``calibrate_defaults`` does), until none moves
+    by more than 1e-12.
+    """
+    frame = m.family("throughput")
+    used = {c.row for c in CALIBRATION}
+    candidates = [rid for rid, r in frame.iterrows() if r["key"] != source and rid not in SOFTWARE_ABLATIONS]
+    fixed: dict[str, float] = {}
+    solved = []
+    plan: list[tuple[str, str]] = []
+    for c in CALIBRATION:
+        if c.source != source:
+            row = c
+        elif c.run:
+            free = [rid for rid in candidates if rid not in used]
+            best = max(free, key=lambda rid: _swing(rid, c.constant, c.low, c.high))
+            used.add(best)
+            row = dataclasses.replace(c, row=best)
+        else:
+            fixed[c.constant] = c.low
+            plan.append((c.constant, ""))
+            continue
+        plan.append((c.constant, row.row))
+        if row.run:
+            solved.append(row)
+            fixed[c.constant] = c.value
+        else:
+            fixed[c.constant] = c.value  # a direct constant of another source: its default is its row's ratio
+    for _ in range(40):
+        moved = 0.0
+        for row in solved:
+            others = {k: v for k, v in fixed.items() if k != row.constant}
+            fit = calibrate(row.constant, metric=row.metric, measured=row.measured, run=row.run,
+                            low=row.low, high=row.high, **others)
+            moved = max(moved, abs(fit.value - fixed[row.constant]))
+            fixed[row.constant] = fit.value
+        if moved <= 1e-12:
+            break
+    return (tuple((k, r, fixed[k]) for k, r in plan), tuple(fixed.items()))
+
+
+def loso_constants(source: str) -> pd.DataFrame:
+    """The constants refitted without ``source``: ``constant``, ``row`` (fitted on; ``""`` if none is left),
+    ``value``, ``default`` (the value fitted on every source) and ``moved`` (whether its row changed)."""
+    one_of("source", source, tuple(dict.fromkeys(m.family("throughput")["key"])))
+    plan, _ = _loso_fit(source)
+    default = {c.constant: (c.row, c.value) for c in CALIBRATION}
+    return pd.DataFrame([{"constant": k, "row": r, "value": v, "default": default[k][1],
+                          "moved": r != default[k][0]} for k, r, v in plan]).set_index("constant", drop=False)
+
+
+def leave_one_source_out() -> pd.DataFrame:
+    """Every throughput row the single split fits or validates, predicted with constants refitted without
+    its own source (``loso_constants``).
+
+    Columns: ``id``, ``key`` (the source), ``measured``, ``predicted`` (in the row's unit), ``error``
+    (``predicted/measured − 1``), ``single_split`` (the row's error at the calibrated defaults),
+    ``inputs`` (its input set, ``input_sets``) and ``software``.
+    """
+    single = residuals("throughput")
+    sets = input_sets(single)
+    data = m.load_measurements()
+    out = []
+    for rid, r in single[single["role"].isin(("calibration", "validation"))].iterrows():
+        constants = dict(_loso_fit(r["key"])[1])
+        p = predict_run(**{**m.run_config(rid, accepts=predict_run), **constants})
+        predicted = predicted_value(p, rid)
+        out.append({"id": rid, "key": r["key"], "measured": r["measured"], "predicted": predicted,
+                    "error": predicted / r["measured"] - 1.0, "single_split": r["error"],
+                    "inputs": sets[rid], "software": data.at[rid, "software"]})
+    return pd.DataFrame(out).set_index("id", drop=False)
+
+
+def loso_summary() -> pd.DataFrame:
+    """Leave one source out, per source and pooled (the last row, ``all``).
+
+    Columns: ``source``, ``rows``, ``sets`` (distinct input sets), ``median_abs_error`` (median over
+    the sets of each set's mean absolute error), ``worst_abs_error`` and ``worst`` (the row furthest
+    off), ``single_split_median`` (the same rows' median at the calibrated defaults, by set).
+    """
+    frame = leave_one_source_out()
+    sets = frame["inputs"]
+    out = []
+    for source, part in [*frame.groupby("key", sort=False), ("all", frame)]:
+        per_set = _per_set(part["error"], sets)
+        worst = part["error"].abs().idxmax()
+        out.append({"source": source, "rows": len(part), "sets": len(per_set),
+                    "median_abs_error": float(per_set.median()),
+                    "worst_abs_error": float(abs(part.at[worst, "error"])), "worst": worst,
+                    "single_split_median": float(_per_set(part["single_split"], sets).median())})
+    return pd.DataFrame(out).set_index("source", drop=False)

@@ -37,8 +37,10 @@ from ..validation.predict import (
 from .base import FLAG_COLOUR, LIMIT_COLOUR, LiveFigure, Slider, Updater, table
 
 __all__ = [
-    "EXPLORERS", "MARKERS", "PART_COLOURS", "PART_NAMES", "PlanExplorer", "RunExplorer", "SOURCE_NAMES",
-    "figure_predicted_vs_measured", "figure_residuals", "plan_explorer", "residual_table", "run_explorer",
+    "EXPLORERS", "MARKERS", "PART_COLOURS", "PART_NAMES", "PLAN_FLAGS_SHORT", "PlanExplorer", "RunExplorer",
+    "SOURCE_NAMES",
+    "figure_predicted_vs_measured", "figure_residuals", "interleavings", "plan_explorer", "plan_flags",
+    "residual_table", "run_explorer",
 ]
 
 Inputs = Mapping[str, Any]
@@ -59,6 +61,11 @@ SOURCE_NAMES = {"narayanan2021": "Narayanan et al. 2021", "korthikanti2023": "Ko
 MARKERS = {"narayanan2021": ("o", "#0072B2"), "korthikanti2023": ("s", "#E69F00"),
            "jiang2024megascale": ("^", "#009E73"), "grattafiori2024llama3": ("D", "#CC79A7")}
 """One marker shape and one colour-blind-safe colour per source."""
+
+ASSUMED_WORDS = {"scale_up_GBps": "scale-up link", "scale_out_GBps": "scale-out link", "peak_tflops": "peak",
+                 "gpu_type": "GPU", "virtual_stages": "interleaving", "microbatch": "micro-batch",
+                 "sequence_parallel": "sequence parallelism"}
+"""How the run explorer names a row's assumed inputs."""
 
 SCALE = 1.5
 """The run explorer's axis ends at 1.5 times the measured step; a longer prediction is clipped and flagged."""
@@ -100,6 +107,44 @@ def _runs() -> dict[str, str]:
 
 def _divisors(n: int, cap: int = 64) -> list[int]:
     return [k for k in range(1, min(n, cap) + 1) if n % k == 0]
+
+
+def interleavings(layers: int, pp: int, own: int = 1, cap: int = 16) -> list[int]:
+    """The interleavings a pipeline of ``pp`` stages over ``layers`` layers can run: the divisors of
+    its layers per stage (up to ``cap``), so every chunk holds whole layers; 1 alone without a
+    pipeline. ``own``, a published run's value, is kept even when it does not divide (the explorer
+    flags it)."""
+    if pp == 1:
+        return [1]
+    per_stage = layers // pp
+    return sorted(set(_divisors(per_stage, cap)) | {own})
+
+
+PLAN_FLAGS_SHORT = {"microbatches": "more stages than micro-batches", "bubble": "bubble over half the step",
+                    "tp": "TP beyond the scale-up domain", "layers": "stages of unequal depth"}
+"""The flags of ``plan_flags`` as the line over an explorer's picture names them."""
+
+
+def plan_flags(*, layers: int, pp: int, tp: int, microbatches: int, bubble_share: float,
+               virtual_stages: int = 1, scale_up_gpus: int = 8) -> dict[str, str]:
+    """What makes a plan degenerate, by the table row it concerns: a pipeline deeper than its
+    micro-batches, a bubble above half the step, tensor parallelism beyond the scale-up domain,
+    stages of unequal depth, or an interleaving that does not divide the layers per stage."""
+    flags = {}
+    if pp > microbatches:
+        flags["microbatches"] = (f"{pp:,} stages but {microbatches:,} micro-batch"
+                                 f"{'' if microbatches == 1 else 'es'}: most stages idle most of the step")
+    if bubble_share > 0.5:
+        flags["bubble"] = "the pipeline bubble is more than half the step"
+    if tp > scale_up_gpus:
+        flags["tp"] = (f"tensor parallelism of {tp:,} spills out of the {scale_up_gpus:,}-GPU scale-up domain "
+                       f"onto the network")
+    if layers % pp:
+        flags["layers"] = f"{layers:,} layers do not split evenly over {pp:,} stages"
+    elif pp > 1 and (layers // pp) % virtual_stages:
+        flags["layers"] = (f"an interleaving of {virtual_stages:,} does not divide the {layers // pp:,} "
+                           f"layers per stage")
+    return flags
 
 
 class RunExplorer(LiveFigure):
@@ -154,13 +199,13 @@ class RunExplorer(LiveFigure):
     @staticmethod
     def _retarget(controls: Mapping[str, W.ValueWidget], config: Mapping[str, Any]) -> None:
         """Offer the micro-batches that divide the run's sequences per pipeline, and the interleavings
-        that divide its layers per stage; set both to the run's own values."""
+        that divide its layers per stage (``interleavings``); set both to the run's own values."""
         tp, pp, cp = config["tp"], config["pp"], config.get("cp", 1)
         per_pipeline = config["global_batch"] // (config["gpus"] // (tp * pp * cp))
         mb, v = controls["microbatch"], controls["virtual_stages"]
         mb.options = [(f"{k:,}", k) for k in _divisors(per_pipeline)]
         mb.value = config["microbatch"]
-        v.options = [(str(k), k) for k in range(1, min(config["layers"] // pp, 16) + 1)] if pp > 1 else [("1", 1)]
+        v.options = [(str(k), k) for k in interleavings(config["layers"], pp, config["virtual_stages"])]
         v.value = config["virtual_stages"]
         v.disabled = pp == 1
 
@@ -210,23 +255,54 @@ class RunExplorer(LiveFigure):
         what = {"mfu": "MFU (%)", "hfu": "HFU (%)", "tflops_per_gpu": "TFLOP/s per GPU, recompute counted",
                 "model_tflops_per_gpu": "model TFLOP/s per GPU", "step_s": "iteration time (s)",
                 "tokens_per_s": "tokens per second"}[field]
+        measured_step = ("measured step (s)" if field == "step_s"
+                         else f"step derived from the {what.split(' (')[0]}, by this book's FLOP count (s)")
         rows = [(f"measured {what}", f"{measured:,.4g}"), (f"predicted {what}", f"{value:,.4g}"),
                 ("error, predicted ÷ measured − 1", f"{value / measured - 1:+.1%}"),
-                ("measured step (s)", f"{step:,.3f}"), ("predicted step (s)", f"{p.step_s:,.3f}")]
+                (measured_step, f"{step:,.3f}"), ("predicted step (s)", f"{p.step_s:,.3f}")]
         rows += [(f"  {PART_NAMES[k]} (s)", f"{v:,.3f}") for k, v in p.parts.items() if k != "cp_exposed" or v]
         rows += [("model FLOPs utilisation", _pct(p.mfu)), ("hardware FLOPs utilisation", _pct(p.hfu)),
+                 ("layers per stage", f"{self._layers_per_stage():,.4g}"),
                  ("micro-batches per pipeline", f"{p.microbatches:,}"),
-                 ("data-parallel size", f"{p.dp:,}")]
+                 ("data-parallel size", f"{p.dp:,}"),
+                 ("inputs assumed, not published", self._assumed(self.controls["row"].value))]
         return rows
 
+    def _layers_per_stage(self) -> float:
+        config = self._row(self.controls["row"].value)[0]
+        return config["layers"] / config["pp"]
+
+    def _assumed(self, row: str) -> str:
+        names = self._m.assumed_columns(row)
+        return ", ".join(ASSUMED_WORDS.get(c, c.replace("_", " ")) for c in names) if names else "none"
+
+    def _plan(self, result: tuple[RunPrediction, float, float, str]) -> dict[str, str]:
+        p = result[0]
+        a = self.arguments()
+        return plan_flags(layers=a["layers"], pp=a["pp"], tp=a["tp"], microbatches=p.microbatches,
+                          bubble_share=p.bubble_s / p.step_s, virtual_stages=a.get("virtual_stages", 1),
+                          scale_up_gpus=a.get("scale_up_gpus", 8))
+
+    def _flags(self, result: tuple[RunPrediction, float, float, str]) -> dict[int, str]:
+        """Table row -> note: the prediction off the picture, or a degenerate schedule."""
+        flags: dict[int, str] = {}
+        if result[0].step_s > SCALE * result[2]:
+            flags[2] = "the prediction is off the picture's scale (over 1.5 × the measured step)"
+        plan = self._plan(result)
+        rows = [label for label, _ in self._rows(result)]
+        at = {"microbatches": rows.index("micro-batches per pipeline"),
+              "bubble": rows.index(f"  {PART_NAMES['bubble']} (s)"),
+              "tp": rows.index(f"  {PART_NAMES['tp_exposed']} (s)"), "layers": rows.index("layers per stage")}
+        for key, note in plan.items():
+            flags[at[key]] = (flags[at[key]] + "; " + note) if at[key] in flags else note
+        return flags
+
     def table_html(self, result: tuple[RunPrediction, float, float, str]) -> str:
-        rows = self._rows(result)
-        flagged = {2: "the prediction is off the picture's scale (over 1.5 × the measured step)"} \
-            if result[0].step_s > SCALE * result[2] else {}
-        return table(("quantity", "value"), rows, flagged=flagged)
+        return table(("quantity", "value"), self._rows(result), flagged=self._flags(result))
 
     def warnings(self, result: tuple[RunPrediction, float, float, str]) -> list[str]:
-        return ["predicted step off the scale (over 1.5 × measured)"] if result[0].step_s > SCALE * result[2] else []
+        notes = ["predicted step off the scale (over 1.5 × measured)"] if result[0].step_s > SCALE * result[2] else []
+        return notes + [PLAN_FLAGS_SHORT[key] for key in self._plan(result)]
 
     def report(self) -> str:
         result = self.compute()
@@ -241,7 +317,7 @@ def view_run(ax: Axes) -> Updater:
     """The predicted step's parts laid end to end as shares of the measured step (fixed at 1), with the
     ±10% and ±25% bands around it; ``update(inputs, result)`` takes ``RunExplorer.compute()``."""
     ax.figure.subplots_adjust(left=0.04, right=0.97, bottom=0.34, top=0.80)
-    ax.set(xlim=(0, SCALE), ylim=(0, 1), yticks=[], xlabel="time per step, as a share of the measured step")
+    ax.set(xlim=(0, SCALE), ylim=(0, 1), yticks=[], xlabel="time per step, as a share of the step measured (or derived from the MFU)")
     ax.axvspan(0.75, 1.25, color="#eeeeee", lw=0, zorder=0)
     ax.axvspan(0.9, 1.1, color="#d9d9d9", lw=0, zorder=0)
     ax.axvline(1.0, color="black", lw=1.6, zorder=3)
@@ -288,7 +364,7 @@ class PlanExplorer(LiveFigure):
         Slider("layers", 16, 160, 96, 8, label="layers"),
         Slider("hidden", 1024, 32768, 12288, log=True, label="hidden size"),
         Slider("seq_len", 1024, 32768, 2048, log=True, label="sequence (tokens)"),
-        Slider("tp", 1, 8, 8, log=True, label="tensor-parallel size"),
+        Slider("tp", 1, 16, 8, log=True, label="tensor-parallel size"),
         Slider("pp", 1, 16, 8, log=True, label="pipeline stages"),
         Slider("dp", 1, 4096, 16, log=True, label="data-parallel size"),
         Slider("microbatch", 1, 8, 1, log=True, label="micro-batch (sequences)"),
@@ -347,6 +423,10 @@ class PlanExplorer(LiveFigure):
         return [("GPUs", f"{a['tp'] * a['pp'] * a['dp']:,}"),
                 ("parameters (billions)", f"{p.parameters / 1e9:,.1f}"),
                 ("batch (sequences)", f"{a['microbatch'] * a['dp'] * a['microbatches']:,}"),
+                ("layers per stage", f"{a['layers'] / a['pp']:,.4g}"),
+                ("tensor-parallel size (scale-up domain: 8 GPUs)", f"{a['tp']:,}"),
+                ("micro-batches per pipeline", f"{p.microbatches:,}"),
+                ("pipeline bubble, share of the step", _pct(p.bubble_s / p.step_s)),
                 ("step time (s)", f"{p.step_s:,.3f}"),
                 ("model FLOPs utilisation", _pct(p.mfu)), ("hardware FLOPs utilisation", _pct(p.hfu)),
                 ("tokens per second", f"{p.tokens_per_s:,.0f}"),
@@ -356,13 +436,28 @@ class PlanExplorer(LiveFigure):
                 ("days to train, computing only", f"{d.compute_days:,.1f}"),
                 ("days to train, wall clock", f"{d.wall_days:,.1f}" if math.isfinite(d.wall_days) else "never")]
 
+    def _plan(self, result: tuple[RunPrediction, Any, Any]) -> dict[str, str]:
+        p, a = result[0], self.inputs
+        return plan_flags(layers=a["layers"], pp=a["pp"], tp=a["tp"], microbatches=p.microbatches,
+                          bubble_share=p.bubble_s / p.step_s)
+
+    def _flags(self, result: tuple[RunPrediction, Any, Any]) -> dict[int, str]:
+        """Table row -> note: a degenerate plan (``plan_flags``) or a wall clock mostly lost."""
+        e = result[1]
+        rows = [label for label, _ in self._rows(result)]
+        at = {"layers": 3, "tp": 4, "microbatches": 5, "bubble": 6}
+        flags = {at[k]: note for k, note in self._plan(result).items()}
+        if e.ettr < 0.5:
+            flags[rows.index("effective training-time ratio")] = \
+                "below 50%: failures and restarts take more wall time than training"
+        return flags
+
     def table_html(self, result: tuple[RunPrediction, Any, Any]) -> str:
-        flagged = {9: "below 50%: failures and restarts take more wall time than training"} \
-            if result[1].ettr < 0.5 else {}
-        return table(("quantity", "value"), self._rows(result), flagged=flagged)
+        return table(("quantity", "value"), self._rows(result), flagged=self._flags(result))
 
     def warnings(self, result: tuple[RunPrediction, Any, Any]) -> list[str]:
-        return ["effective training-time ratio below 50%"] if result[1].ettr < 0.5 else []
+        notes = [PLAN_FLAGS_SHORT[key] for key in self._plan(result)]
+        return notes + (["effective training-time ratio below 50%"] if result[1].ettr < 0.5 else [])
 
     def report(self) -> str:
         rows = self._rows(self.compute())
@@ -477,7 +572,8 @@ FAMILY_NAMES = {"throughput": "throughput and MFU", "collectives": "collectives 
 
 
 def figure_residuals(frame: Any, *, figsize: tuple[float, float] = (7.2, 3.8)) -> Figure:
-    """Every validation and calibration row, predicted ÷ measured on a log axis, one line per family."""
+    """Every validation and calibration row, predicted ÷ measured on a log axis, one line per family; rows
+    outside the model as grey crosses, identity checks as grey diamonds."""
     fig = Figure(figsize=figsize, layout="constrained")
     ax = fig.add_subplot()
     families = list(FAMILY_NAMES)
@@ -496,6 +592,9 @@ def figure_residuals(frame: Any, *, figsize: tuple[float, float] = (7.2, 3.8)) -
                    edgecolors="#0072B2", zorder=3)
         out = (part["role"] == "outside").to_numpy()
         ax.scatter(ratio[out], i + jitter[out], marker="x", s=22, color="#7f7f7f", zorder=2)
+        same = (part["role"] == "identity").to_numpy()
+        ax.scatter(ratio[same], i + jitter[same], marker="D", s=18, facecolors="none", edgecolors="#7f7f7f",
+                   zorder=2)
     ax.set_xscale("log")
     ax.set(yticks=range(len(families)), yticklabels=[FAMILY_NAMES[f] for f in families], ylim=(-0.6, len(families) - 0.4),
            xlim=(0.02, 5), xlabel="predicted ÷ measured (log scale; 1 = exact, bands ±10% and ±25%)")
@@ -504,12 +603,15 @@ def figure_residuals(frame: Any, *, figsize: tuple[float, float] = (7.2, 3.8)) -
     ax.legend(handles=[Line2D([], [], marker="o", ls="", color="#0072B2", label="validation"),
                        Line2D([], [], marker="o", ls="", markerfacecolor="white", color="#0072B2",
                               label="calibration"),
-                       Line2D([], [], marker="x", ls="", color="#7f7f7f", label="outside the model")],
+                       Line2D([], [], marker="x", ls="", color="#7f7f7f", label="outside the model"),
+                       Line2D([], [], marker="D", ls="", markerfacecolor="none", color="#7f7f7f",
+                              label="identity check (not validation)")],
               fontsize=7.5, loc="lower right", frameon=True)
     return fig
 
 
-ROLE_WORDS = {"calibration": "fitted", "validation": "validated", "outside": "outside"}
+ROLE_WORDS = {"calibration": "fitted", "validation": "validated", "outside": "outside",
+              "identity": "identity check"}
 """How the residual tables name a row's role."""
 
 
@@ -518,7 +620,7 @@ def residual_table(frame: Any) -> HTML:
     then the validation rows, then the rows outside the model, each with its measured and
     predicted figure, the error and what the prediction assumed; a validation row off by more
     than 25% is shaded."""
-    order = {"calibration": 0, "validation": 1, "outside": 2}
+    order = {"calibration": 0, "validation": 1, "outside": 2, "identity": 3}
     frame = frame.sort_values("role", key=lambda r: r.map(order), kind="stable")
     header = ("row", "role", "measured", "predicted", "unit", "error", "note")
     rows, flagged = [], {}
