@@ -230,7 +230,7 @@ def _pm(value: float, half: float, spec: str) -> str:
 
 
 class RingExplorer(ModelView):
-    """The ring builder: sliders for the 8-GPU node fault rate, R, TP and K; preset buttons for the trace."""
+    """The ring builder: sliders for the chance an 8-GPU node is down, R, TP and K; preset buttons for the trace."""
 
     ROWS = (
         ("faulty nodes per draw", "faulty_nodes", "{:,.2f}"),
@@ -252,7 +252,7 @@ class RingExplorer(ModelView):
         self._last: RingBuilder | None = None
         super().__init__(
             _ring_model,
-            [Slider("fault_pct", 0.0, 15.0, fault_pct, 0.01, label="8-GPU node faults (%)", readout_format=".2f"),
+            [Slider("fault_pct", 0.0, 15.0, fault_pct, 0.01, label="8-GPU node down (%)", readout_format=".2f"),
              Slider("gpus_per_node", 4, 8, gpus_per_node, 4, label="GPUs per node (R)"),
              Slider("tp", 16, 64, tp, 16, label="TP group size (GPUs)"),
              Slider("hops", 1, 4, hops, label="hops K")],
@@ -282,7 +282,7 @@ class RingExplorer(ModelView):
 
     def _word_rows(self, result: RingBuilder) -> list[tuple[str, str, str, bool]]:
         """(label, simulated ± 95%, exact, flagged): the bound is flagged when it exceeds 100%."""
-        rate = ("node fault rate, Pₛ", "", f"{result.node_rate:.2%}", False)
+        rate = ("chance a node is down, Pₛ", "", f"{result.node_rate:.2%}", False)
         sim = [(label, _pm(getattr(result, name), result.ci95(name), spec.strip("{:}")),
                 spec.format(getattr(result.exact, name)), False) for label, name, spec in self.ROWS]
         closed = [(label, "—", spec.format(getattr(result, name)), getattr(result, name) > 1.0)
