@@ -33,7 +33,7 @@ def _fresh():
 def test_one_gpu_with_nothing_to_wait_for_runs_at_the_kernel_share_of_peak():
     """One GPU, unlimited wires, no straggler spread: the step is its compute, and the GPU executes
     exactly ``kernel_share(h)`` × peak TFLOP/s (1 TFLOP/s = 1e12 FLOP/s)."""
-    r = predict_run(layers=2, hidden=1024, seq_len=2048, vocab=0, global_batch=4, microbatch=1, gpus=1,
+    r = predict_run(layers=2, hidden=1024, seq_len=2048, vocab=0, memory_TBps=INF, latency_s=0.0, global_batch=4, microbatch=1, gpus=1,
                     tp=1, pp=1, peak_tflops=312.0, scale_up_GBps=INF, scale_out_GBps=INF, straggler_cv=0.0)
     assert r.step_s == r.compute_s
     assert r.bubble_s == r.tp_exposed_s == r.pp_exposed_s == r.dp_exposed_s == r.straggler_s == 0.0
@@ -44,7 +44,7 @@ def test_one_gpu_with_nothing_to_wait_for_runs_at_the_kernel_share_of_peak():
 
 
 # a pipeline of 2 stages, 2 micro-batches, on a 1 GB/s scale-up wire at efficiency 1 (whole job in one domain)
-PIPE = dict(layers=4, hidden=512, seq_len=1024, vocab=0, global_batch=4, microbatch=2, gpus=2, tp=1, pp=2,
+PIPE = dict(layers=8, hidden=512, seq_len=1024, vocab=0, memory_TBps=INF, latency_s=0.0, global_batch=4, microbatch=2, gpus=2, tp=1, pp=2,
             peak_tflops=100.0, scale_up_GBps=1.0, scale_out_GBps=1.0, bus_efficiency_up=1.0,
             bus_efficiency_out=1.0, straggler_cv=0.0)
 
@@ -64,7 +64,7 @@ def test_context_parallel_ranks_join_the_data_parallel_gradient_ring():
     """The gradient all-reduce runs over ``d·c`` ranks: CP 2 × DP 2 and DP 4 are the same ring of 4.
     In 2-GPU domains that ring spans two domains, so it crosses the NICs: 2 rings in parallel at
     ``min(up, 2 · out)``; the scale-up wire would be five times faster."""
-    base = dict(layers=2, hidden=512, seq_len=1024, vocab=0, microbatch=1, gpus=4, tp=1, pp=1,
+    base = dict(layers=2, hidden=512, seq_len=1024, vocab=0, memory_TBps=INF, latency_s=0.0, microbatch=1, gpus=4, tp=1, pp=1,
                 peak_tflops=100.0, scale_up_GBps=100.0, scale_out_GBps=10.0, scale_up_gpus=2,
                 bus_efficiency_up=1.0, bus_efficiency_out=1.0, straggler_cv=0.0)
     split = predict_run(**base, cp=2, global_batch=2)
@@ -83,7 +83,7 @@ def test_a_send_counts_its_bytes_exactly_even_beyond_2_to_the_53():
     computed; this unphysical micro-batch of 457,613,130,863 sequences (about 2.2e20 bytes a send)
     is where a count in floats, rounded at each product, would lose the last bit."""
     b, s, c, h = 457_613_130_863, 39_366, 2, 12_288
-    r = predict_run(layers=2, hidden=h, seq_len=s, vocab=0, global_batch=b, microbatch=b, gpus=4, tp=1, pp=2,
+    r = predict_run(layers=2, hidden=h, seq_len=s, vocab=0, memory_TBps=INF, latency_s=0.0, global_batch=b, microbatch=b, gpus=4, tp=1, pp=2,
                     cp=2, peak_tflops=100.0, scale_up_GBps=1.0, scale_out_GBps=1.0, bus_efficiency_up=1.0,
                     bus_efficiency_out=1.0, straggler_cv=0.0)
     assert (r.dp, r.microbatches) == (1, 1)
@@ -106,7 +106,7 @@ class Row:
 
 
 # TP 2 × PP 2 on 4 GPUs, both wires slow enough that the sends matter: both overlaps move the step
-OVERLAPS = dict(layers=4, hidden=512, seq_len=1024, vocab=0, global_batch=4, microbatch=1, gpus=4, tp=2, pp=2,
+OVERLAPS = dict(layers=4, hidden=512, seq_len=1024, vocab=0, memory_TBps=INF, latency_s=0.0, global_batch=4, microbatch=1, gpus=4, tp=2, pp=2,
                 peak_tflops=100.0, scale_up_GBps=1.0, scale_out_GBps=1.0, bus_efficiency_up=1.0,
                 bus_efficiency_out=1.0, straggler_cv=0.0)
 

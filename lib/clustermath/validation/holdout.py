@@ -38,7 +38,7 @@ from ..fabric_designs import hpn_scale, megascale_tor_set, meta_zone
 from ..validate import one_of
 from . import measurements as m
 from .predict import (
-    BUS_EFFICIENCY_OUT, BUS_EFFICIENCY_UP, CALIBRATION, RunPrediction, calibrate, hardware_flops,
+    BUS_EFFICIENCY_OUT, BUS_EFFICIENCY_UP, CALIBRATION, LATENCY_S, RunPrediction, calibrate, hardware_flops,
     model_flops, parameter_count, predict_run, slowest_of, STRAGGLER_CV,
 )
 from .training_time import run_ettr
@@ -151,6 +151,12 @@ def _collectives() -> list[Residual]:
     fitted = {c.row for c in CALIBRATION}
     out = []
     for rid, r in m.family("collectives").iterrows():
+        if rid in fitted and r["unit"] == "us":  # the latency row: α times the 2⌈log₂ n⌉ steps
+            steps = 2 * math.ceil(math.log2(int(r["ranks"])))
+            out.append(Residual(rid, "collectives", "calibration", "latency α per log-depth step",
+                                float(r["value"]), 1e6 * LATENCY_S * steps, r["unit"], r["key"],
+                                f"fitted: latency α, {steps} steps of {int(r['ranks'])} ranks"))
+            continue
         if r["unit"] != "GB/s" or r["collective"] != "all_reduce":
             continue
         link = r["link_GBps"]

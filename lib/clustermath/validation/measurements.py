@@ -80,8 +80,13 @@ PREDICT_RUN_INPUTS = (
 """Inputs every throughput row carries (issue 17's ``predict_run`` keywords). Link
 speeds are per GPU, one direction, in GB/s; ``global_batch`` counts sequences."""
 
-MODEL_INPUTS = PREDICT_RUN_INPUTS + ("heads", "kv_heads", "ffn_hidden", "cp", "sequence_parallel")
-"""All configuration columns :func:`run_config` may return (the last five where known)."""
+MODEL_INPUTS = PREDICT_RUN_INPUTS + ("heads", "kv_heads", "ffn_hidden", "cp", "sequence_parallel",
+                                     "precision", "sharding", "overlap", "flash_attention", "gated_mlp")
+"""All configuration columns :func:`run_config` may return (the last ten where known): the shape's
+heads, GQA and MLP width, context parallelism, and the stack's switches (``predict.Stack``)."""
+
+SWITCH_COLUMNS = ("sequence_parallel", "overlap", "flash_attention", "gated_mlp")
+"""``yes``/``no`` columns, returned by :func:`run_config` as ``bool``."""
 
 _INT_COLUMNS = (
     "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "seq_len", "vocab", "global_batch",
@@ -178,7 +183,8 @@ def run_config(row: str | pd.Series | Mapping, accepts: Callable | None = None) 
 
     ``row`` is a row id, a row of :func:`load_measurements`, or a mapping. The result holds the
     columns of :data:`MODEL_INPUTS` that are filled in that row: integers as ``int``, the
-    peak and link speeds as ``float``, ``recompute`` and ``sequence_parallel`` as ``str``.
+    peak and link speeds as ``float``, ``recompute``, ``precision`` and ``sharding`` as ``str``, the
+    ``yes``/``no`` switches (:data:`SWITCH_COLUMNS`) as ``bool``.
     Given ``accepts`` (a callable such as ``predict_run``), only the keywords it accepts are
     kept (all of them if it takes ``**kwargs``).
     """
@@ -188,7 +194,9 @@ def run_config(row: str | pd.Series | Mapping, accepts: Callable | None = None) 
         value = data.get(column)  # a mapping and a pandas row both read an absent column as None
         if not _present(value):
             continue
-        if column in ("recompute", "sequence_parallel"):
+        if column in SWITCH_COLUMNS:
+            config[column] = str(value) == "yes"
+        elif column in ("recompute", "precision", "sharding"):
             config[column] = str(value)
         elif column in _INT_COLUMNS:
             config[column] = int(value)

@@ -24,6 +24,7 @@ direction (1 GB = 1e9 bytes), FLOP rates in TFLOP/s (1e12).
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from statistics import NormalDist
@@ -31,13 +32,16 @@ from typing import Any, Mapping
 
 from ..peak import U16_MAX, bubble_fraction, ring_factor
 from ..reliability import straggler_tax
-from ..validate import one_of, probability, real, whole
+from ..validate import flag, one_of, probability, real, whole
 
 __all__ = [
     "BUS_EFFICIENCY_OUT", "BUS_EFFICIENCY_UP", "CALIBRATION", "CONSTANTS", "Calibrated", "Calibration",
-    "DP_OVERLAP", "GRAD_BYTES", "KERNEL_EFFICIENCY", "KERNEL_HALF_WIDTH", "METRICS", "RECOMPUTE",
-    "RunPrediction", "STRAGGLER_CV", "calibrate", "calibrate_defaults", "hardware_flops", "kernel_share",
-    "model_flops", "parameter_count", "predict_run", "slowest_of",
+    "DP_OVERLAP", "FP8_GEMM_EFFICIENCY", "GRAD_BYTES", "HEAD_DIM", "KERNEL_EFFICIENCY", "KERNEL_HALF_WIDTH",
+    "LATENCY_S", "METRICS", "OVERLAP_SLOWDOWN", "PARAM_BYTES", "PRECISIONS", "RECOMPUTE", "RunPrediction",
+    "SHARDINGS", "STRAGGLER_CV", "Stack", "calibrate", "calibrate_defaults", "collective_time", "compute_time",
+    "data_parallel_bytes", "elementwise_bytes", "elementwise_time", "hardware_flops", "hidden_behind",
+    "kernel_share", "latency_crossover_bytes", "layer_flops", "memory_bandwidth_TBps", "model_flops",
+    "parameter_count", "pipeline_bubble", "predict_run", "slowest_of", "straggler_time",
 ]
 
 RECOMPUTE = ("none", "selective", "full")
@@ -48,18 +52,23 @@ ACTIVATION_BYTES = 2
 
 # -- calibrated constants (see CALIBRATION for the rows) -----------------------------------
 
-KERNEL_EFFICIENCY = 0.638
-"""Share of peak the kernels of a very wide model sustain when nothing waits (fitted with
-KERNEL_HALF_WIDTH: CALIBRATION[0] and [1])."""
-KERNEL_HALF_WIDTH = 954.0
-"""Hidden size at which the kernels reach half of ``KERNEL_EFFICIENCY`` (Hockney's n½;
-fitted with KERNEL_EFFICIENCY: CALIBRATION[0] and [1])."""
+KERNEL_EFFICIENCY = 0.665
+"""Share of the 16-bit peak the GEMMs sustain (fitted with KERNEL_HALF_WIDTH: CALIBRATION rows
+``nar21-t2-04`` and ``nar21-t1-01``)."""
+KERNEL_HALF_WIDTH = 0.0
+"""Hidden size at which the GEMMs reach half of ``KERNEL_EFFICIENCY`` (Hockney's n½). Fitted with
+KERNEL_EFFICIENCY, it lands at its bound 0: once the memory-bound work of ``elementwise_bytes`` is
+counted, the narrow 1.7 B row needs no slower GEMMs; the width law of the 2021 runs is that
+traffic (their unfused softmax above all), not the GEMMs."""
 BUS_EFFICIENCY_UP = 0.82
 """Ring all-reduce bus bandwidth over the scale-up link rate (CALIBRATION[2])."""
 BUS_EFFICIENCY_OUT = 0.80
 """Ring all-reduce bus bandwidth over the scale-out (NIC) rate (CALIBRATION[3])."""
 DP_OVERLAP = 0.0
-"""Share of the data-parallel all-reduce hidden behind compute (fitted: CALIBRATION[4], at its bound)."""
+"""Share of the data-parallel traffic hidden by hand beyond what ``overlap`` computes (not fitted)."""
+LATENCY_S = 5.94e-6
+"""α, the latency of one step of a collective, s: the 4-byte all-reduce of row ``nccl1244-latency``
+(47.54 µs on 16 GPUs) over its 2⌈log₂ 16⌉ = 8 steps."""
 STRAGGLER_CV = 0.0018
 """Coefficient of variation of one rank's step time (CALIBRATION[5])."""
 GRAD_BYTES = 4
@@ -233,6 +242,12 @@ class RunPrediction:
     """Data-parallel all-reduce time before overlap, s."""
     slowest_speed: float
     """Speed of the slowest rank relative to a typical one, ``1/(1 + cv·E[max of N])``."""
+    memory_s: float = 0.0
+    """The memory-bound part of ``compute_s`` (norms, activations, softmax unless fused, FP8 casts), s."""
+    dp_bytes: float = 0.0
+    """Bytes per rank the data-parallel group reduces and gathers in one step (``data_parallel_bytes``)."""
+    stack: "Stack | None" = None
+    """The switches the step was predicted with."""
 
     @property
     def iteration_s(self) -> float:
@@ -261,99 +276,268 @@ def _seconds(nbytes: float, rate: float) -> float:
     return 0.0 if nbytes == 0.0 or math.isinf(rate) else nbytes / rate
 
 
+# -- the stack's switches ---------------------------------------------------------------------------
+
+PRECISIONS = ("bf16", "fp16", "fp8")
+"""Arithmetic of the linear layers' GEMMs: 16-bit (``bf16``, ``fp16``, the same peak) or 8-bit."""
+SHARDINGS = ("none", "optimizer", "full")
+"""Data-parallel state: replicated; ZeRO-1 (Megatron's distributed optimizer); ZeRO-3 (FSDP)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Stack:
+    """The switches a training stack states in its configuration; the defaults are Megatron-LM's
+    2021 stack (Narayanan et al. 2021), the stack of most rows in ``measurements.csv``.
+
+    ``sequence_parallel = None`` means "as the run's ``tp`` implies": off (the 2021 default).
+    """
+
+    precision: str = "bf16"
+    sharding: str = "none"
+    overlap: bool = False
+    flash_attention: bool = False
+    gated_mlp: bool = False
+    sequence_parallel: bool | None = None
+
+    def checked(self) -> "Stack":
+        """The record with every switch checked (``ValueError`` naming the switch otherwise)."""
+        sp = None if self.sequence_parallel is None else _switch("sequence_parallel", self.sequence_parallel)
+        return Stack(str(one_of("precision", self.precision, PRECISIONS)),
+                     str(one_of("sharding", self.sharding, SHARDINGS)), flag("overlap", self.overlap),
+                     _switch("flash_attention", self.flash_attention), flag("gated_mlp", self.gated_mlp), sp)
+
+
+def _switch(name: str, value: object) -> bool:
+    """A boolean switch; the CSV's ``yes``/``no`` read as True/False."""
+    if isinstance(value, str) and value in ("yes", "no"):
+        return value == "yes"
+    return flag(name, value)
+
+
+# -- constants of the physics (stated, not fitted) ---------------------------------------------------
+
+PARAM_BYTES = 2
+"""Bytes per parameter element a sharded stack gathers: 16-bit weights (FP8 runs keep them too)."""
+FP8_GEMM_EFFICIENCY = 0.80
+"""Share of its 16-bit efficiency an FP8 GEMM keeps against the doubled 8-bit peak (assumed, not
+fitted): per-tensor scaling, the FP8 GEMMs' higher demand on operand bandwidth and the smaller
+tiles of Hopper's FP8 path keep large FP8 GEMMs near 1.6× the BF16 rate, not 2×."""
+OVERLAP_SLOWDOWN = 0.10
+"""Share of a hidden transfer's time that the compute it runs beside still loses (assumed): the
+collective's kernels occupy streaming multiprocessors and memory bandwidth while they run."""
+HEAD_DIM = 128
+"""Head dimension assumed when ``heads`` is not given (the attention scores' traffic needs a count)."""
+
+
+def memory_bandwidth_TBps(peak_tflops: float) -> float:
+    """Default HBM bandwidth of a GPU with this 16-bit dense peak, TB/s: H100 SXM's 3.35 above
+    400 TFLOP/s (989 TFLOP/s), A100's 2.0 below (312 TFLOP/s; 2.04 for the 80 GB SXM part, 1.56
+    for the 40 GB). Sources: NVIDIA's A100 and H100 datasheets."""
+    peak = real("peak_tflops", peak_tflops, low_open=True, unit="TFLOP/s")
+    return 3.35 if peak > 400.0 else 2.0
+
+
+# -- one function per part of the step ---------------------------------------------------------------
+
+def layer_flops(*, hidden: int, seq_len: int, ffn_hidden: int, kv_share: float = 1.0,
+                gated_mlp: bool = False) -> tuple[float, float]:
+    """Forward FLOPs of one layer per token: (linear GEMMs, attention scores).
+
+    Linear: ``2h(h + 2h_kv)`` (Q, K, V with ``h_kv = h·kv_heads/heads``) ``+ 2h²``
+    (projection) ``+ 2·n·h·f`` (MLP, ``n = 3`` matrices gated (SwiGLU), 2 otherwise);
+    attention: ``4 s h`` (QKᵀ and scores × V). With ``f = 4h``, no GQA and no gate,
+    ``24h² + 4sh``: Narayanan et al. (2021) eq. 3's per-layer count. FLOPs per token.
+    """
+    h, f = float(hidden), float(ffn_hidden)
+    linear = 2.0 * h * (h + 2.0 * h * kv_share) + 2.0 * h * h + 2.0 * (3.0 if gated_mlp else 2.0) * h * f
+    return linear, 4.0 * seq_len * h
+
+
+def compute_time(*, flops: float, rate: float) -> float:
+    """``flops / rate``: FLOPs at a sustained FLOP/s, s (the GEMMs' part of a layer's roofline)."""
+    return flops / rate
+
+
+def elementwise_bytes(*, hidden: int, ffn_hidden: int, seq_len: int, heads: float, tp: int,
+                      sequence_parallel: bool, flash_attention: bool, gated_mlp: bool, fp8: bool) -> float:
+    """Bytes of memory-bound work one GPU moves per token and layer in one forward pass.
+
+    In elements of 2 bytes: two layer norms (read and write ``h``: ``4h``), two residual adds
+    (read two, write one: ``6h``) and two dropouts (read, write, a 1-byte mask: ``5h``), ``15h``,
+    replicated on every tensor-parallel rank unless sequence parallelism splits them (``/t``);
+    the activation (GeLU reads and writes ``f``: ``2f``; SwiGLU reads ``2f``, writes ``f``:
+    ``3f``), ``/t``; without FlashAttention the scores of ``a`` heads (``a·s`` per token) are
+    written by QKᵀ, read and written by the softmax, read and written by dropout with its mask,
+    read by the product with V: ``6.5·a·s``, ``/t``; FlashAttention keeps them on chip (0).
+    FP8 adds a cast of each linear GEMM's input (read 2 bytes, write 1: ``3h + f`` elements at
+    1.5 × 2 bytes). The backward pass moves twice this (``elementwise_time``).
+    """
+    h, f, s = float(hidden), float(ffn_hidden), float(seq_len)
+    norms = 15.0 * h / (tp if sequence_parallel else 1)
+    act = (3.0 if gated_mlp else 2.0) * f / tp
+    scores = 0.0 if flash_attention else 6.5 * heads * s / tp
+    cast = 1.5 * (3.0 * h + f) / tp if fp8 else 0.0
+    return 2.0 * (norms + act + scores + cast)
+
+
+def elementwise_time(*, nbytes: float, passes: float, memory_TBps: float) -> float:
+    """``passes × bytes / BW_mem``: memory-bound work at the GPU's memory bandwidth, s.
+
+    ``passes``: 3 for a forward and its backward (the backward moves twice the forward's
+    bytes), plus 1 for a full-recompute forward. An infinite bandwidth costs nothing.
+    """
+    return 0.0 if math.isinf(memory_TBps) else passes * nbytes / (memory_TBps * 1e12)
+
+
+def collective_time(nbytes: float, ranks: int, rate: float, *, kind: str = "all_reduce",
+                    latency_s: float = 0.0) -> float:
+    """One collective of ``nbytes`` (per rank) among ``ranks`` on a wire of ``rate`` bytes/s, s.
+
+    ``α·k + β``: the bandwidth term ``β`` of a ring, ``2(n−1)/n · bytes/rate`` for an
+    all-reduce, ``(n−1)/n · bytes/rate`` for a reduce-scatter or all-gather, ``bytes/rate``
+    for a send; the latency term ``α`` per step of a log-depth schedule (NCCL's trees for
+    small messages), ``k = 2⌈log₂ n⌉`` for an all-reduce, ``⌈log₂ n⌉`` for a reduce-scatter
+    or all-gather, 1 for a send. One rank moves nothing.
+
+    The latency term is the larger below ``latency_crossover_bytes``: with α = 5.94 µs
+    and 8 GPUs on 0.82 × 450 GB/s NVLink, about 7.5 MB for an all-reduce, so a 197 KB
+    tensor-parallel all-reduce costs about 36 µs, nearly all of it latency.
+    """
+    if ranks <= 1 and kind != "send":
+        return 0.0
+    steps = {"all_reduce": 2 * math.ceil(math.log2(ranks)) if ranks > 1 else 0,
+             "reduce_scatter": math.ceil(math.log2(ranks)) if ranks > 1 else 0,
+             "all_gather": math.ceil(math.log2(ranks)) if ranks > 1 else 0, "send": 1}[kind]
+    share = {"all_reduce": ring_factor(ranks) if ranks > 1 else 0.0, "send": 1.0}.get(
+        kind, (ranks - 1) / ranks)
+    return latency_s * steps + _seconds(share * nbytes, rate)
+
+
+def latency_crossover_bytes(ranks: int, rate: float, *, latency_s: float) -> float:
+    """Message size below which an all-reduce's latency term exceeds its bandwidth term, bytes:
+    ``2⌈log₂ n⌉·α·rate / (2(n−1)/n)``."""
+    return 2 * math.ceil(math.log2(ranks)) * latency_s * rate / ring_factor(ranks)
+
+
+def hidden_behind(comm: float, window: float, *, floor: float = 0.0,
+                  slowdown: float = OVERLAP_SLOWDOWN) -> float:
+    """Exposed time of a transfer ``comm`` that runs beside compute lasting ``window``, s.
+
+    ``max(floor, comm − window) + σ · min(comm, window)``: what outlasts the window (at least
+    ``floor``, the part nothing can run beside, e.g. the last gradient bucket), plus the
+    slowdown ``σ`` the hidden part inflicts on the compute it shares the GPU with. Never more
+    than ``comm`` for ``σ ≤ 1`` and ``floor ≤ comm``: overlapping never slows a step.
+    """
+    hidden = max(0.0, min(comm - floor, window))
+    return comm - hidden + slowdown * hidden
+
+
+def data_parallel_bytes(*, parameters: float, sharding: str, grad_bytes: float, microbatches: int,
+                        param_bytes: float = PARAM_BYTES) -> tuple[float, float]:
+    """Bytes per rank a data-parallel group reduces and gathers per step: (gradient, parameter).
+
+    ``none``: all-reduce of ``grad_bytes · P`` (the parameters ``P`` of one model-parallel shard);
+    ``optimizer`` (ZeRO-1): reduce-scatter of ``grad_bytes · P``, all-gather of ``param_bytes · P``;
+    ``full`` (ZeRO-3, FSDP): per micro-batch, the parameters gathered for the forward and again for
+    the backward (``2 · param_bytes · P``) and the gradients reduce-scattered (``grad_bytes · P``).
+    Sizes before the ring factors ``collective_time`` applies (Rajbhandari et al. 2020, §5).
+    """
+    if sharding == "none":
+        return grad_bytes * parameters, 0.0
+    if sharding == "optimizer":
+        return grad_bytes * parameters, param_bytes * parameters
+    return microbatches * grad_bytes * parameters, microbatches * 2.0 * param_bytes * parameters
+
+
+def pipeline_bubble(work: float, *, stages: int, chunks: int) -> float:
+    """Fill and drain of a pipeline: ``work · f/(1 − f)``, ``f = bubble_fraction(p, v·m)`` = ``(p − 1)/(v m)``
+    of the busy time (Narayanan et al. 2021, §2.2; chapter 1's ``bubble_fraction``), s."""
+    share = bubble_fraction(stages, chunks)
+    return work * share / (1.0 - share)
+
+
+def straggler_time(busy: float, *, gpus: int, cv: float) -> tuple[float, float]:
+    """(waiting for the slowest rank, its speed): ``(1/speed − 1) · busy``, ``speed = 1/(1 + cv·slowest_of(N))``
+    (chapter 2's ``straggler_tax``), s."""
+    speed = 1.0 / (1.0 + cv * slowest_of(gpus))
+    return (straggler_tax(speed=speed, gpus=gpus).step_time_factor - 1.0) * busy, speed
+
+
 def predict_run(*, layers: int, hidden: int, seq_len: int, vocab: int, global_batch: int,
                 microbatch: int, gpus: int, tp: int, pp: int, peak_tflops: float,
                 scale_up_GBps: float, scale_out_GBps: float, virtual_stages: int = 1,
                 recompute: str = "none", cp: int = 1, heads: int | None = None,
-                kv_heads: int | None = None, scale_up_gpus: int = 8,
+                kv_heads: int | None = None, ffn_hidden: int | None = None, scale_up_gpus: int = 8,
+                stack: Stack | None = None, precision: str | None = None, sharding: str | None = None,
+                overlap: bool | None = None, flash_attention: bool | None = None,
+                gated_mlp: bool | None = None, sequence_parallel: bool | str | None = None,
+                memory_TBps: float | None = None,
                 kernel_efficiency: float = KERNEL_EFFICIENCY,
                 kernel_half_width: float = KERNEL_HALF_WIDTH,
                 bus_efficiency_up: float = BUS_EFFICIENCY_UP,
                 bus_efficiency_out: float = BUS_EFFICIENCY_OUT,
+                latency_s: float = LATENCY_S, fp8_efficiency: float = FP8_GEMM_EFFICIENCY,
+                overlap_slowdown: float = OVERLAP_SLOWDOWN,
                 tp_overlap: float = 0.0, pp_overlap: float = 0.0, dp_overlap: float = DP_OVERLAP,
                 straggler_cv: float = STRAGGLER_CV, grad_bytes: float = GRAD_BYTES) -> RunPrediction:
-    """Predict one training step of a dense transformer from its shape, parallelism and hardware.
+    """Predict one training step of a dense transformer from its shape, parallelism, stack and hardware.
 
-    Inputs: ``l = layers``, ``h = hidden``, ``s = seq_len``, ``V = vocab``,
-    ``B = global_batch`` and ``b = microbatch`` (sequences), ``N = gpus``,
-    ``t = tp``, ``p = pp``, ``c = cp`` (context parallel), ``v =
-    virtual_stages``; ``peak_tflops`` per GPU (dense, in the precision the
-    run computes in); ``scale_up_GBps`` and ``scale_out_GBps`` per GPU and
-    direction (NVLink; the GPU's NIC); ``scale_up_gpus`` GPUs share one
-    scale-up domain. Derived: ``d = N/(t·p·c)`` data-parallel replicas and
-    ``m = B/(b·d)`` micro-batches per pipeline. The parts of a step::
+    Inputs: ``l = layers``, ``h = hidden``, ``f = ffn_hidden`` (default ``4h``), ``s = seq_len``,
+    ``V = vocab``, ``B = global_batch`` and ``b = microbatch`` (sequences), ``N = gpus``, ``t = tp``,
+    ``p = pp``, ``c = cp``, ``v = virtual_stages``; ``peak_tflops``: the GPU's 16-bit dense peak,
+    always; ``scale_up_GBps``, ``scale_out_GBps`` per GPU and direction; ``memory_TBps`` (default
+    ``memory_bandwidth_TBps(peak)``). Derived: ``d = N/(t·p·c)``, ``m = B/(b·d)``. The stack's
+    switches (``Stack``; or the same names as keywords, which override the record): ``precision``,
+    ``sharding``, ``overlap``, ``flash_attention``, ``gated_mlp``, ``sequence_parallel``.
 
-        compute   = F_hw / (N · peak · η_∞ · h/(h + h½))     F_hw: hardware_flops; kernel_share
-        tp_comm   = m · (l/p) · n_ar · 2(t−1)/t · 2 b (s/c) h / BW_tp
-                    n_ar = 4 all-reduces per layer and micro-batch (2 forward, 2 backward),
-                    6 with full recompute
-        cp_comm   = m · (l/p) · (2 + full) · 2 (c−1)/c · 2 b s h_kv / t / BW_cp
-                    K and V gathered forward, their gradients reduce-scattered backward
-        pp_comm   = 2 m v · 2 b (s/c) h / t / BW_pp          one send each way per micro-batch and chunk
-        dp_comm   = 2(dc − 1)/(dc) · grad_bytes · P/(t·p) / BW_dp      P: parameter_count
-        work      = compute + (1 − o_tp) tp_comm + max(0, cp_comm − attention) + (1 − o_pp) pp_comm
-        bubble    = work · f/(1 − f) = work · (p − 1)/(v m),  f = bubble_fraction(p, v·m)
-        straggler = (1/speed − 1) (work + bubble),  speed = 1/(1 + cv · slowest_of(N))   (straggler_tax)
-        step      = work + bubble + (1 − o_dp) dp_comm + straggler
-        MFU = F_model / (step · N · peak),   HFU = F_hw / (step · N · peak)
+    The parts, each its own function::
 
-    ``attention`` is the compute time of the attention-score FLOPs, behind
-    which the context-parallel exchange runs; ``h_kv = h · kv_heads/heads``
-    (grouped-query attention; ``h`` when either is not given).
+        compute  = linear GEMMs / (N · peak · k · η(h))        k = 2 · fp8_efficiency with FP8, else 1
+                 + attention GEMMs / (N · peak · η(h))         16-bit always       (layer_flops, kernel_share)
+                 + passes · elementwise_bytes / BW_mem         memory-bound        (elementwise_time)
+        tp, cp, pp, dp  collectives at α·steps + ring bytes / BW                 (collective_time)
+        exposed  = hidden_behind(comm, what runs beside it)   with overlap; all of it without
+        bubble   = pipeline_bubble(work)  ·  straggler = straggler_time(work + bubble)
 
-    Ranks are laid out tensor-parallel first, then context-parallel,
-    data-parallel, and pipeline stages outermost (Megatron-LM's order). A
-    group's wire ``BW`` is the scale-up link (``η_up`` × ``scale_up_GBps``)
-    when the group fits in one scale-up domain (TP: ``t`` GPUs; CP: ``t·c``;
-    PP and DP: the whole job) and the scale-out NIC (``η_out`` ×
-    ``scale_out_GBps``) otherwise. The ``k = min(d·c, domain/t)`` members of
-    a data-parallel group that share a domain run ``k`` rings side by side,
-    one through each member's NIC: ``BW_dp = min(k · η_out · BW_out, η_up ·
-    BW_up)``. An infinite bandwidth makes a transfer take no time.
+    What runs beside what, with ``overlap=True``: tensor-parallel collectives beside the linear
+    GEMMs of their layers; pipeline sends beside the next micro-batch (one micro-batch's sends
+    exposed); gradient buckets beside the backward of the last micro-batch, the last layer's
+    bucket exposed; the distributed optimizer's parameter all-gather beside the first
+    micro-batch's forward; FSDP's gather of each layer beside the previous layer's compute
+    (the first layer's exposed) and its reduce-scatter beside the next layer's backward.
+    Hidden transfers still cost ``overlap_slowdown`` of their time (``hidden_behind``).
+    ``tp_overlap``, ``pp_overlap`` and ``dp_overlap`` hide a further share by hand (default 0).
 
-    Calibrated constants (defaults; ``CALIBRATION`` names the rows,
-    ``calibrate_defaults`` refits them):
+    Stages: a stage holds ``⌈l/p⌉`` layers (uneven stages: the slowest sets the pace) split
+    into ``v`` chunks. FSDP (``sharding="full"``) communicates inside every micro-batch, so its
+    exposed time joins the pipeline's work; the other data-parallel traffic follows the last
+    micro-batch. Recompute: ``none``, ``selective`` (the attention scores; FlashAttention's
+    backward recomputes them whatever the setting), ``full`` (a second forward of every layer).
 
-    * ``kernel_efficiency`` (η_∞) 0.638 and ``kernel_half_width`` (h½) 954,
-      together: row ``nar21-t2-04`` (Narayanan et al. 2021, Table 2, the
-      529.6 B model with PTD-P on 560 GPUs, 171 TFLOP/s per GPU: of the
-      throughput rows, the one whose predicted step is most purely compute,
-      90%, at h = 20,480) and row ``nar21-t1-01`` (Table 1, the 1.7 B model
-      on 32 GPUs, 137 TFLOP/s per GPU: the narrowest model, h = 2,304).
-    * ``bus_efficiency_up`` 0.82: row ``nccl1455-ring-8``, 8 × H100, NCCL
-      ring all-reduce, 370 GB/s bus bandwidth over 450 GB/s NVLink.
-    * ``bus_efficiency_out`` 0.80: row ``nccl1221-4node``, 4 nodes of 8 × H100
-      on 8 × 400 Gbps RoCE, 320 GB/s bus bandwidth over 400 GB/s.
-    * ``dp_overlap`` 0: row ``ms24-t2-12`` (MegaScale, Jiang et al. 2024,
-      Table 2: Megatron-LM on 12,288 GPUs, MFU 41.2%, the row with the
-      largest data-parallel share). The row asks for less than nothing
-      hidden, so the constant sits at its bound.
-    * ``straggler_cv`` 0.0018: row ``ms24-evict-gain`` (MegaScale §6.3:
-      evicting the slow hosts of a >10,000-GPU job gained about 0.7%):
-      ``0.007 / slowest_of(12,288)``.
+    Calibrated constants (``CALIBRATION`` names the rows, ``calibrate_defaults`` refits them):
+    ``kernel_efficiency`` (η_∞) and ``kernel_half_width`` (h½), together on rows ``nar21-t2-04``
+    (the throughput row whose step is most purely compute, h = 20,480) and ``nar21-t1-01`` (the
+    narrowest model, h = 2,304), chosen for those reasons before any validation error was seen;
+    ``bus_efficiency_up`` on ``nccl1455-ring-8`` and ``bus_efficiency_out`` on ``nccl1221-4node``
+    (the largest-message ring rows, one per wire); ``latency_s`` (α) on ``nccl1244-latency``, the
+    only measured small-message row (a 4-byte all-reduce on 16 GPUs: 47.54 µs over 2⌈log₂ 16⌉ = 8
+    steps); ``straggler_cv`` on ``ms24-evict-gain``. Stated, not fitted: ``fp8_efficiency``
+    (``FP8_GEMM_EFFICIENCY``), ``overlap_slowdown`` (``OVERLAP_SLOWDOWN``), the bytes of
+    ``elementwise_bytes``, the memory bandwidths, ``grad_bytes = 4`` (FP32 gradient reduction,
+    Megatron-LM's ``accumulate_allreduce_grads_in_fp32``) and ``PARAM_BYTES = 2``.
 
-    Not fitted: ``tp_overlap = pp_overlap = 0`` (Megatron-LM, the stack of
-    most published rows, waits for these transfers; a stack that overlaps
-    them, as MegaScale §3.2 does, passes its share); ``grad_bytes = 4``
-    (Megatron-LM reduces BF16 gradients in FP32,
-    ``accumulate_allreduce_grads_in_fp32``).
+    Raises ``ValueError`` naming the argument and its range for impossible input: counts below 1,
+    ``gpus`` not a multiple of ``tp·pp·cp``, ``global_batch`` not a multiple of ``microbatch·dp``,
+    ``virtual_stages > 1`` with ``pp = 1``, fewer layers than ``virtual_stages·pp``, a stage of
+    ``⌈l/p⌉`` layers that ``virtual_stages`` does not divide, ``seq_len`` not a multiple of
+    ``cp``, ``heads`` that ``hidden`` or ``tp`` cannot share, efficiencies outside (0, 1],
+    overlaps outside [0, 1], an unknown switch value; and, because chapter 1's ring and bubble
+    models take 16-bit counts, a data-parallel group or ``v·m`` above 65,535.
 
-    MFU and HFU never exceed ``kernel_share(h)``, hence never ``kernel_efficiency``;
-    a single stage has no bubble; unlimited bandwidth leaves compute, bubble
-    and stragglers only.
-
-    Raises ``ValueError`` naming the argument and its range for impossible
-    input: counts below 1, ``gpus`` not a multiple of ``tp·pp·cp``,
-    ``global_batch`` not a multiple of ``microbatch·dp``, ``virtual_stages >
-    1`` with ``pp = 1``, fewer layers than stages, ``seq_len`` not a multiple
-    of ``cp``, ``heads`` that ``hidden`` or ``tp`` cannot share, efficiencies
-    outside (0, 1], overlaps outside [0, 1], an unknown ``recompute``; and,
-    because chapter 1's ring and bubble models take 16-bit counts, a
-    data-parallel group or ``v·m`` above 65,535.
-
-    Sources: Narayanan et al. (2021) eqs. 2–3 and §§2.2, 3.2, 4.1; Korthikanti
-    et al. (2022) appendix A; chapter 1 (``ring_factor``, ``bubble_fraction``);
-    chapter 2 (``straggler_tax``); Hockney and Jesshope (1981) for ``h½``.
+    Sources: Narayanan et al. (2021) eqs. 2–3 and §§2.2, 3.2, 4.1; Korthikanti et al. (2022)
+    appendix A; Rajbhandari et al. (2020) for ZeRO's bytes; Dao et al. (2022) for FlashAttention;
+    chapter 1 (``ring_factor``, ``bubble_fraction``); chapter 2 (``straggler_tax``); Hockney and
+    Jesshope (1981) for ``h½``.
     """
     l, h, s, vocab_ = _shape(layers, hidden, seq_len, vocab)
     batch = whole("global_batch", global_batch, low=1, integral_only=False)
@@ -364,19 +548,32 @@ def predict_run(*, layers: int, hidden: int, seq_len: int, vocab: int, global_ba
     c = whole("cp", cp, low=1, high=U16_MAX, integral_only=False)
     v = whole("virtual_stages", virtual_stages, low=1, integral_only=False)
     one_of("recompute", recompute, RECOMPUTE)
+    f_hidden = 4 * h if ffn_hidden is None else whole("ffn_hidden", ffn_hidden, low=1, integral_only=False)
     domain = whole("scale_up_gpus", scale_up_gpus, low=1, integral_only=False)
     peak = real("peak_tflops", peak_tflops, low_open=True, unit="TFLOP/s") * 1e12
     up_bw = real("scale_up_GBps", scale_up_GBps, low_open=True, allow_inf=True, unit="GB/s")
     out_bw = real("scale_out_GBps", scale_out_GBps, low_open=True, allow_inf=True, unit="GB/s")
+    mem_bw = (memory_bandwidth_TBps(peak_tflops) if memory_TBps is None else
+              real("memory_TBps", memory_TBps, low_open=True, allow_inf=True, unit="TB/s"))
     eta = kernel_share(h, efficiency=probability("kernel_efficiency", kernel_efficiency, low_open=True),
                        half_width=real("kernel_half_width", kernel_half_width))
     eta_up = probability("bus_efficiency_up", bus_efficiency_up, low_open=True)
     eta_out = probability("bus_efficiency_out", bus_efficiency_out, low_open=True)
+    alpha = real("latency_s", latency_s, unit="s")
+    fp8_eta = probability("fp8_efficiency", fp8_efficiency, low_open=True)
+    sigma = probability("overlap_slowdown", overlap_slowdown)
     o_tp = probability("tp_overlap", tp_overlap)
     o_pp = probability("pp_overlap", pp_overlap)
     o_dp = probability("dp_overlap", dp_overlap)
     cv = real("straggler_cv", straggler_cv)
     g_bytes = real("grad_bytes", grad_bytes, low_open=True, unit="bytes")
+    base = Stack() if stack is None else stack
+    if not isinstance(base, Stack):
+        raise ValueError(f"stack must be a Stack or None, got {stack!r}")
+    given = dict(precision=precision, sharding=sharding, overlap=overlap, flash_attention=flash_attention,
+                 gated_mlp=gated_mlp, sequence_parallel=sequence_parallel)
+    sw = dataclasses.replace(base, **{k: x for k, x in given.items() if x is not None}).checked()
+    sp = bool(sw.sequence_parallel)
 
     model_parallel = t * p * c
     if n % model_parallel:
@@ -397,12 +594,19 @@ def predict_run(*, layers: int, hidden: int, seq_len: int, vocab: int, global_ba
                          f"got {virtual_stages!r} ({v * m:,})")
     if l < p:
         raise ValueError(f"layers must be at least pp = {p:,} (a layer per stage), got {layers!r}")
+    if l < v * p:
+        raise ValueError(f"virtual_stages·pp must be at most layers = {l:,} (a layer per chunk), got "
+                         f"virtual_stages = {v:,} with pp = {p:,} ({v * p:,})")
+    stage_layers = -(-l // p)
+    if stage_layers % v:
+        raise ValueError(f"virtual_stages must divide the {stage_layers:,} layers of a stage (layers = {l:,}, "
+                         f"pp = {p:,}), got {virtual_stages!r}")
     if s % c:
         raise ValueError(f"seq_len must be a multiple of cp = {c:,} tokens, got {seq_len!r}")
     if heads is None:
         if kv_heads is not None:
             raise ValueError(f"kv_heads must be None when heads is None, got {kv_heads!r}")
-        kv_share = 1.0
+        kv_share, a = 1.0, h / HEAD_DIM
     else:
         a = whole("heads", heads, low=1, integral_only=False)
         if h % a or a % t:
@@ -412,11 +616,30 @@ def predict_run(*, layers: int, hidden: int, seq_len: int, vocab: int, global_ba
             raise ValueError(f"kv_heads must divide heads = {a:,}, got {kv_heads!r}")
         kv_share = a_kv / a
 
-    # the work
-    f_model, f_hw = _flops(batch, s, l, h, vocab_, recompute)
-    rate = n * peak * eta
-    compute = f_hw / rate
-    attention = 12.0 * batch * s * s * h * l / rate
+    # the work of one GPU: the slowest stage's layers, its share of the logits
+    full = recompute == "full"
+    fp8 = sw.precision == "fp8"
+    tokens = batch * s
+    linear, attn = layer_flops(hidden=h, seq_len=s, ffn_hidden=f_hidden, kv_share=kv_share, gated_mlp=sw.gated_mlp)
+    logits = 2.0 * vocab_ * h
+    f_model = 3.0 * tokens * (l * (linear + attn) + logits)
+    extra_attn = 1.0 if (recompute == "selective" or sw.flash_attention) else 0.0  # one more QKᵀ, PV forward
+    linear_passes, attn_passes = (4.0 if full else 3.0), (4.0 if full else 3.0 + extra_attn)
+    f_hw = tokens * (l * (linear_passes * linear + attn_passes * attn) + 3.0 * logits)
+    layer_scale = stage_layers * p / l  # the slowest stage over an even split
+    rate16 = n * peak * eta
+    rate_linear = rate16 * (2.0 * fp8_eta if fp8 else 1.0)
+    gemm_linear = compute_time(flops=layer_scale * tokens * (l * linear_passes * linear + 3.0 * logits),
+                               rate=rate_linear)
+    gemm_attn = compute_time(flops=layer_scale * tokens * l * attn_passes * attn, rate=rate16)
+    per_gpu_tokens = tokens / (d * c)   # each GPU of a stage handles its replica's tokens
+    ew = elementwise_bytes(hidden=h, ffn_hidden=f_hidden, seq_len=s // c if sw.flash_attention else s,
+                           heads=a, tp=t, sequence_parallel=sp, flash_attention=sw.flash_attention,
+                           gated_mlp=sw.gated_mlp, fp8=fp8)
+    memory = elementwise_time(nbytes=per_gpu_tokens * stage_layers * ew, passes=4.0 if full else 3.0,
+                              memory_TBps=mem_bw)
+    compute = gemm_linear + gemm_attn + memory
+    attention = gemm_attn
 
     # the wires
     up, out = _link(up_bw, eta_up), _link(out_bw, eta_out)
@@ -427,26 +650,57 @@ def predict_run(*, layers: int, hidden: int, seq_len: int, vocab: int, global_ba
     # a group that fits in one domain (always so when the whole job does) stays on the scale-up wire
     k = min(d * c, max(1, domain // t))
     dp_rate = up if d * c <= k else min(up, k * out)
-    full = recompute == "full"
-    per_layer_microbatch = m * (l / p)
+    per_layer_microbatch = m * stage_layers
     activation = ACTIVATION_BYTES * b * (s // c) * h
-    tp_comm = _seconds(per_layer_microbatch * (6 if full else 4) * ring_factor(t) * activation, tp_rate)
+    tp_comm = per_layer_microbatch * (6 if full else 4) * collective_time(activation, t, tp_rate, latency_s=alpha)
     kv = ACTIVATION_BYTES * b * s * h * kv_share / t
-    cp_comm = _seconds(per_layer_microbatch * (3 if full else 2) * 2 * (ring_factor(c) / 2) * kv, cp_rate)
-    pp_comm = _seconds(2 * m * v * activation / t, pp_rate) if p > 1 else 0.0
-    params = _parameters(l, h, s, vocab_)
-    dp_comm = _seconds(ring_factor(d * c) * g_bytes * params / (t * p), dp_rate)
+    cp_comm = (per_layer_microbatch * (3 if full else 2) * 2
+               * collective_time(kv / 2, c, cp_rate, latency_s=alpha)) if c > 1 else 0.0
+    send = collective_time(activation / t, 2, pp_rate, kind="send", latency_s=alpha) if p > 1 else 0.0
+    pp_comm = 2 * m * v * send
+    params = _parameter_total(l, h, s, vocab_, f_hidden, kv_share, sw.gated_mlp)
+    shard = params / (t * p)
+    grad_b, param_b = data_parallel_bytes(parameters=shard, sharding=sw.sharding, grad_bytes=g_bytes,
+                                          microbatches=m)
+    ranks = d * c
+    if sw.sharding == "none":
+        grad_comm = collective_time(grad_b, ranks, dp_rate, latency_s=alpha * stage_layers)
+        gather_comm = 0.0
+    else:
+        calls = stage_layers * (m if sw.sharding == "full" else 1)
+        grad_comm = collective_time(grad_b, ranks, dp_rate, kind="reduce_scatter", latency_s=alpha * calls)
+        gather_comm = collective_time(param_b, ranks, dp_rate, kind="all_gather",
+                                      latency_s=alpha * calls * (2 if sw.sharding == "full" else 1))
+    dp_comm = grad_comm + gather_comm
 
-    tp_exposed = (1.0 - o_tp) * tp_comm
+    # what hides behind what
+    backward_share = (3.0 if full else 2.0) / linear_passes
+    if sw.overlap:
+        tp_exp = hidden_behind(tp_comm, gemm_linear, slowdown=sigma)
+        pp_exp = hidden_behind(pp_comm, compute * (m - 1) / m, floor=pp_comm / m, slowdown=sigma)
+        if sw.sharding == "full":
+            per_layer = compute / max(1, per_layer_microbatch)
+            fwd, bwd = per_layer / linear_passes, per_layer * backward_share
+            g_layer, r_layer = gather_comm / (2 * per_layer_microbatch), grad_comm / per_layer_microbatch
+            dp_exp = per_layer_microbatch * (hidden_behind(g_layer, fwd, slowdown=sigma)
+                                             + hidden_behind(g_layer + r_layer, bwd, slowdown=sigma)) \
+                + m * (1 - sigma) * min(g_layer, fwd)  # each micro-batch's first gather: nothing before it
+        else:
+            last_mb = compute / m
+            dp_exp = (hidden_behind(grad_comm, last_mb * backward_share, floor=grad_comm / stage_layers,
+                                    slowdown=sigma)
+                      + hidden_behind(gather_comm, last_mb / linear_passes, floor=gather_comm / stage_layers,
+                                      slowdown=sigma))
+    else:
+        tp_exp, pp_exp, dp_exp = tp_comm, pp_comm, dp_comm
+    tp_exposed = (1.0 - o_tp) * tp_exp
     cp_exposed = max(0.0, cp_comm - attention)
-    pp_exposed = (1.0 - o_pp) * pp_comm
-    work = compute + tp_exposed + cp_exposed + pp_exposed
-    share = bubble_fraction(p, v * m)
-    bubble = work * share / (1.0 - share)
-    dp_exposed = (1.0 - o_dp) * dp_comm
-    speed = 1.0 / (1.0 + cv * slowest_of(n))
-    straggler = (straggler_tax(speed=speed, gpus=n).step_time_factor - 1.0) * (work + bubble)
-    step = work + bubble + dp_exposed + straggler
+    pp_exposed = (1.0 - o_pp) * pp_exp
+    dp_exposed = (1.0 - o_dp) * dp_exp
+    work = compute + tp_exposed + cp_exposed + pp_exposed + (dp_exposed if sw.sharding == "full" else 0.0)
+    bubble = pipeline_bubble(work, stages=p, chunks=v * m)
+    straggler, speed = straggler_time(work + bubble, gpus=n, cv=cv)
+    step = work + bubble + (0.0 if sw.sharding == "full" else dp_exposed) + straggler
 
     capacity = step * n * peak
     return RunPrediction(
@@ -458,14 +712,22 @@ def predict_run(*, layers: int, hidden: int, seq_len: int, vocab: int, global_ba
         tokens_per_s=batch * s / step, dp=d, microbatches=m,
         model_flops=f_model, hardware_flops=f_hw, parameters=params,
         tp_comm_s=tp_comm, cp_comm_s=cp_comm, pp_comm_s=pp_comm, dp_comm_s=dp_comm,
-        slowest_speed=speed,
+        slowest_speed=speed, memory_s=memory, dp_bytes=grad_b + param_b, stack=sw,
     )
+
+
+def _parameter_total(l: int, h: int, s: int, vocab: int, f: int, kv_share: float, gated: bool) -> float:
+    """Parameters with the layer's own shape: ``l(h(h + 2h_kv) + h² + n·h·f + 13h) + (V + s)h``;
+    Narayanan et al.'s eq. 2 when ``f = 4h``, ``h_kv = h`` and ``n = 2``."""
+    return l * (h * (h + 2.0 * h * kv_share) + h * h + (3.0 if gated else 2.0) * h * f + 13.0 * h) \
+        + (vocab + s) * h
 
 
 # -- calibration ---------------------------------------------------------------------------------
 
 CONSTANTS = ("kernel_efficiency", "kernel_half_width", "bus_efficiency_up", "bus_efficiency_out",
-             "tp_overlap", "pp_overlap", "dp_overlap", "straggler_cv")
+             "latency_s", "fp8_efficiency", "overlap_slowdown", "tp_overlap", "pp_overlap", "dp_overlap",
+             "straggler_cv")
 """The constants of ``predict_run`` that ``calibrate`` can solve for."""
 
 METRICS = ("step_s", "iteration_s", "mfu", "hfu", "pct_peak", "tflops_per_gpu", "model_tflops_per_gpu",
@@ -500,10 +762,11 @@ class Calibration:
     def metric(self) -> str:
         """What is compared: a ``METRICS`` name (a throughput row, solved with ``calibrate``);
         ``busbw_share``, a collective's bus bandwidth over its link rate (the constant itself);
-        or ``step_gain``, the step time saved by evicting stragglers (divided by ``slowest_of(ranks)``)."""
+        ``step_gain``, the step time saved by evicting stragglers (divided by ``slowest_of(ranks)``); or
+        ``latency``, a small-message all-reduce's time, all of it latency (divided by its 2⌈log₂ n⌉ steps)."""
         family = self._data["family"]
         if family == "collectives":
-            return "busbw_share"
+            return "latency" if self._data["unit"] == "us" else "busbw_share"
         if family == "stragglers":
             return "step_gain"
         from . import measurements
@@ -513,6 +776,8 @@ class Calibration:
     def measured(self) -> float:
         """The row's figure in the unit of ``metric`` (a share as a fraction)."""
         data = self._data
+        if data["family"] == "collectives" and data["unit"] == "us":
+            return float(data["value"]) * 1e-6
         if data["family"] == "collectives":
             return float(data["value"]) / float(data["link_GBps"])
         if data["family"] == "stragglers":
@@ -530,7 +795,9 @@ class Calibration:
 
     @property
     def ranks(self) -> int:
-        """Job size of a ``step_gain`` row (0 otherwise)."""
+        """Job size of a ``step_gain`` row, ranks of a ``latency`` row (0 otherwise)."""
+        if self.metric == "latency":
+            return int(self._data["ranks"])
         gpus = self._data["gpus"]
         return int(gpus) if self.metric == "step_gain" else 0
 
@@ -550,12 +817,14 @@ CALIBRATION: tuple[Calibration, ...] = (
     Calibration("kernel_half_width", KERNEL_HALF_WIDTH, "nar21-t1-01", low=0.0, high=20_000.0),
     Calibration("bus_efficiency_up", BUS_EFFICIENCY_UP, "nccl1455-ring-8"),
     Calibration("bus_efficiency_out", BUS_EFFICIENCY_OUT, "nccl1221-4node"),
-    Calibration("dp_overlap", DP_OVERLAP, "ms24-t2-12"),
+    Calibration("latency_s", LATENCY_S, "nccl1244-latency", low=0.0, high=1e-3),
     Calibration("straggler_cv", STRAGGLER_CV, "ms24-evict-gain"),
 )
-"""The rows the defaults were fitted on, by id in ``measurements.csv``: three of the 62
-throughput rows, two of the 15 collective rows, one of the 13 straggler rows (at most a
-fifth of each family). ``calibrate_defaults`` refits them all."""
+"""The rows the defaults were fitted on, by id in ``measurements.csv``: two of the throughput
+rows, three of the 15 collective rows (the two largest-message rings, one per wire, and the only
+small-message row), one of the 13 straggler rows (at most a fifth of each family), each chosen
+for what it isolates before any validation error was looked at. ``calibrate_defaults`` refits
+them all."""
 
 
 @dataclass(frozen=True)
@@ -628,6 +897,8 @@ def calibrate_defaults(rows: tuple[Calibration, ...] = CALIBRATION, *, sweeps: i
             fixed[row.constant] = row.measured
         elif row.metric == "step_gain":
             fixed[row.constant] = row.measured / slowest_of(row.ranks)
+        elif row.metric == "latency":
+            fixed[row.constant] = row.measured / (2 * math.ceil(math.log2(row.ranks)))
         else:
             continue
         result[row.constant] = Calibrated(row.constant, fixed[row.constant], False, row.measured)
