@@ -293,6 +293,7 @@ MODELS = {
 """``holdout.MODELS``: the model of each family, in words, as the chapter's summary table prints it."""
 
 RESIDUAL_MODELS = {
+    "nccl1244-latency": "latency α per log-depth step",
     "nar21-ckpt-size": "checkpoint: 14 bytes per parameter",
     "kor22-t4-1": "layer time scaled by FLOPs", "kor22-t4-2": "layer time scaled by FLOPs",
     "kor22-t4-3": "layer time scaled by FLOPs", "kor22-t4-4": "layer time scaled by FLOPs",
@@ -315,6 +316,7 @@ RESIDUALS = {
                                        "outside the ring model"),
     'nccl1221-4node': ('calibration', 'fitted: bus efficiency out'),
     'nccl1222-4node-8g': ('outside', 'no link rate published'),
+    'nccl1244-latency': ('calibration', 'fitted: latency α, 8 steps of 16 ranks'),
     'nccl1374-h800-nvls': ('outside', 'NVLink SHARP reduces inside the switch: bus bandwidth is no wire rate'),
     'nccl1031-2node': ('outside', 'NVLink SHARP reduces inside the switch: bus bandwidth is no wire rate'),
     'nccl1031-4node': ('validation', '4 nodes, NIC-bound'),
@@ -358,7 +360,7 @@ RESIDUALS = {
     'ms24-t2-09': ('validation', ''),
     'ms24-t2-10': ('validation', ''),
     'ms24-t2-11': ('validation', ''),
-    'ms24-t2-12': ('calibration', 'fitted: dp overlap'),
+    'ms24-t2-12': ('validation', ''),
     'ms24-t2-13': ('validation', "MegaScale's own stack"),
     'ms24-t2-14': ('validation', "MegaScale's own stack"),
     'ms24-t2-15': ('validation', "MegaScale's own stack"),

@@ -41,7 +41,7 @@ __all__ = [
     "SHARDINGS", "STRAGGLER_CV", "Stack", "calibrate", "calibrate_defaults", "collective_time", "compute_time",
     "data_parallel_bytes", "elementwise_bytes", "elementwise_time", "hardware_flops", "hidden_behind",
     "kernel_share", "latency_crossover_bytes", "layer_flops", "memory_bandwidth_TBps", "model_flops",
-    "parameter_count", "pipeline_bubble", "predict_run", "slowest_of", "straggler_time",
+    "parameter_count", "bubble_time", "predict_run", "slowest_of", "straggler_time",
 ]
 
 RECOMPUTE = ("none", "selective", "full")
@@ -449,7 +449,7 @@ def data_parallel_bytes(*, parameters: float, sharding: str, grad_bytes: float, 
     return microbatches * grad_bytes * parameters, microbatches * 2.0 * param_bytes * parameters
 
 
-def pipeline_bubble(work: float, *, stages: int, chunks: int) -> float:
+def bubble_time(work: float, *, stages: int, chunks: int) -> float:
     """Fill and drain of a pipeline: ``work · f/(1 − f)``, ``f = bubble_fraction(p, v·m)`` = ``(p − 1)/(v m)``
     of the busy time (Narayanan et al. 2021, §2.2; chapter 1's ``bubble_fraction``), s."""
     share = bubble_fraction(stages, chunks)
@@ -497,7 +497,7 @@ def predict_run(*, layers: int, hidden: int, seq_len: int, vocab: int, global_ba
                  + passes · elementwise_bytes / BW_mem         memory-bound        (elementwise_time)
         tp, cp, pp, dp  collectives at α·steps + ring bytes / BW                 (collective_time)
         exposed  = hidden_behind(comm, what runs beside it)   with overlap; all of it without
-        bubble   = pipeline_bubble(work)  ·  straggler = straggler_time(work + bubble)
+        bubble   = bubble_time(work)  ·  straggler = straggler_time(work + bubble)
 
     What runs beside what, with ``overlap=True``: tensor-parallel collectives beside the linear
     GEMMs of their layers; pipeline sends beside the next micro-batch (one micro-batch's sends
@@ -698,7 +698,7 @@ def predict_run(*, layers: int, hidden: int, seq_len: int, vocab: int, global_ba
     pp_exposed = (1.0 - o_pp) * pp_exp
     dp_exposed = (1.0 - o_dp) * dp_exp
     work = compute + tp_exposed + cp_exposed + pp_exposed + (dp_exposed if sw.sharding == "full" else 0.0)
-    bubble = pipeline_bubble(work, stages=p, chunks=v * m)
+    bubble = bubble_time(work, stages=p, chunks=v * m)
     straggler, speed = straggler_time(work + bubble, gpus=n, cv=cv)
     step = work + bubble + (0.0 if sw.sharding == "full" else dp_exposed) + straggler
 
