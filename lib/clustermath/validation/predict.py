@@ -359,7 +359,7 @@ def compute_time(*, flops: float, rate: float) -> float:
 
 
 def elementwise_bytes(*, hidden: int, ffn_hidden: int, seq_len: int, heads: float, tp: int,
-                      sequence_parallel: bool, flash_attention: bool, gated_mlp: bool, fp8: bool) -> float:
+                      sequence_parallel: bool, flash_attention: bool, gated_mlp: bool) -> float:
     """Bytes of memory-bound work one GPU moves per token and layer in one forward pass.
 
     In elements of 2 bytes: two layer norms (read and write ``h``: ``4h``), two residual adds
@@ -369,15 +369,16 @@ def elementwise_bytes(*, hidden: int, ffn_hidden: int, seq_len: int, heads: floa
     ``3f``), ``/t``; without FlashAttention the scores of ``a`` heads (``a·s`` per token) are
     written by QKᵀ, read and written by the softmax, read and written by dropout with its mask,
     read by the product with V: ``6.5·a·s``, ``/t``; FlashAttention keeps them on chip (0).
-    FP8 adds a cast of each linear GEMM's input (read 2 bytes, write 1: ``3h + f`` elements at
-    1.5 × 2 bytes). The backward pass moves twice this (``elementwise_time``).
+    FP8 adds no pass: the cast of each GEMM's input is fused into the norm or activation kernel
+    that writes it (Transformer Engine's fused LayerNorm/GeLU with FP8 output), so the bytes
+    are counted at 16 bits, an upper bound. The backward pass moves twice this
+    (``elementwise_time``).
     """
     h, f, s = float(hidden), float(ffn_hidden), float(seq_len)
     norms = 15.0 * h / (tp if sequence_parallel else 1)
     act = (3.0 if gated_mlp else 2.0) * f / tp
     scores = 0.0 if flash_attention else 6.5 * heads * s / tp
-    cast = 1.5 * (3.0 * h + f) / tp if fp8 else 0.0
-    return 2.0 * (norms + act + scores + cast)
+    return 2.0 * (norms + act + scores)
 
 
 def elementwise_time(*, nbytes: float, passes: float, memory_TBps: float) -> float:
@@ -629,13 +630,13 @@ def predict_run(*, layers: int, hidden: int, seq_len: int, vocab: int, global_ba
     layer_scale = stage_layers * p / l  # the slowest stage over an even split
     rate16 = n * peak * eta
     rate_linear = rate16 * (2.0 * fp8_eta if fp8 else 1.0)
-    gemm_linear = compute_time(flops=layer_scale * tokens * (l * linear_passes * linear + 3.0 * logits),
+    gemm_linear = compute_time(flops=tokens * (layer_scale * l * linear_passes * linear + 3.0 * logits),
                                rate=rate_linear)
     gemm_attn = compute_time(flops=layer_scale * tokens * l * attn_passes * attn, rate=rate16)
     per_gpu_tokens = tokens / (d * c)   # each GPU of a stage handles its replica's tokens
     ew = elementwise_bytes(hidden=h, ffn_hidden=f_hidden, seq_len=s // c if sw.flash_attention else s,
                            heads=a, tp=t, sequence_parallel=sp, flash_attention=sw.flash_attention,
-                           gated_mlp=sw.gated_mlp, fp8=fp8)
+                           gated_mlp=sw.gated_mlp)
     memory = elementwise_time(nbytes=per_gpu_tokens * stage_layers * ew, passes=4.0 if full else 3.0,
                               memory_TBps=mem_bw)
     compute = gemm_linear + gemm_attn + memory
@@ -675,30 +676,37 @@ def predict_run(*, layers: int, hidden: int, seq_len: int, vocab: int, global_ba
 
     # what hides behind what
     backward_share = (3.0 if full else 2.0) / linear_passes
-    if sw.overlap:
+    if sw.overlap:  # the sends hide behind the next micro-batch's work, the TP transfers it waits for included
         tp_exp = hidden_behind(tp_comm, gemm_linear, slowdown=sigma)
-        pp_exp = hidden_behind(pp_comm, compute * (m - 1) / m, floor=pp_comm / m, slowdown=sigma)
-        if sw.sharding == "full":
-            per_layer = compute / max(1, per_layer_microbatch)
-            fwd, bwd = per_layer / linear_passes, per_layer * backward_share
-            g_layer, r_layer = gather_comm / (2 * per_layer_microbatch), grad_comm / per_layer_microbatch
-            dp_exp = per_layer_microbatch * (hidden_behind(g_layer, fwd, slowdown=sigma)
-                                             + hidden_behind(g_layer + r_layer, bwd, slowdown=sigma)) \
-                + m * (1 - sigma) * min(g_layer, fwd)  # each micro-batch's first gather: nothing before it
-        else:
-            last_mb = compute / m
-            dp_exp = (hidden_behind(grad_comm, last_mb * backward_share, floor=grad_comm / stage_layers,
-                                    slowdown=sigma)
-                      + hidden_behind(gather_comm, last_mb / linear_passes, floor=gather_comm / stage_layers,
-                                      slowdown=sigma))
+        pp_exp = hidden_behind(pp_comm, (compute + tp_exp) * (m - 1) / m, floor=pp_comm / m, slowdown=sigma)
     else:
-        tp_exp, pp_exp, dp_exp = tp_comm, pp_comm, dp_comm
+        tp_exp, pp_exp = tp_comm, pp_comm
     tp_exposed = (1.0 - o_tp) * tp_exp
     cp_exposed = max(0.0, cp_comm - attention)
     pp_exposed = (1.0 - o_pp) * pp_exp
+    work = compute + tp_exposed + cp_exposed + pp_exposed
+    if sw.overlap and sw.sharding == "full":
+        per_layer = work / per_layer_microbatch  # a layer's work, the transfers it waits for included
+        fwd, bwd = per_layer / linear_passes, per_layer * backward_share
+        g_layer, r_layer = gather_comm / (2 * per_layer_microbatch), grad_comm / per_layer_microbatch
+        dp_exp = (per_layer_microbatch * (hidden_behind(g_layer, fwd, slowdown=sigma)
+                                          + hidden_behind(g_layer + r_layer, bwd, slowdown=sigma))
+                  + m * (1 - sigma) * min(g_layer, fwd))  # each micro-batch's first gather: nothing before it
+    elif sw.sharding == "full":
+        dp_exp = dp_comm
+    dp_in_work = (1.0 - o_dp) * dp_exp if sw.sharding == "full" else 0.0
+    bubble = bubble_time(work + dp_in_work, stages=p, chunks=v * m)
+    if sw.sharding != "full":
+        if sw.overlap:  # the last micro-batch's backward and the drain; the fill and the first forward
+            last_mb = work / m
+            dp_exp = (hidden_behind(grad_comm, last_mb * backward_share + bubble / 2,
+                                    floor=grad_comm / stage_layers, slowdown=sigma)
+                      + hidden_behind(gather_comm, last_mb / linear_passes + bubble / 2,
+                                      floor=gather_comm / stage_layers, slowdown=sigma))
+        else:
+            dp_exp = dp_comm
     dp_exposed = (1.0 - o_dp) * dp_exp
-    work = compute + tp_exposed + cp_exposed + pp_exposed + (dp_exposed if sw.sharding == "full" else 0.0)
-    bubble = bubble_time(work, stages=p, chunks=v * m)
+    work += dp_in_work
     straggler, speed = straggler_time(work + bubble, gpus=n, cv=cv)
     step = work + bubble + (0.0 if sw.sharding == "full" else dp_exposed) + straggler
 
