@@ -165,7 +165,8 @@ def test_seconds_of_nothing_and_over_an_unlimited_wire():
 def test_context_parallel_exchange_with_full_recompute_at_the_domain_edge():
     """t·c = 8 GPUs fill the 8-GPU domain exactly: the exchange rides the scale-up wire."""
     run = {**SMALL, "layers": 4, "seq_len": 4096, "vocab": 0, "global_batch": 8, "microbatch": 2, "gpus": 16,
-           "tp": 2, "pp": 1, "cp": 4, "recompute": "full", "peak_tflops": 1000.0, "scale_up_GBps": 1.0}
+           "tp": 2, "pp": 1, "cp": 4, "recompute": "full", "peak_tflops": 1000.0, "scale_up_GBps": 1.0,
+           "hopper_kernel_efficiency": 0.5}
     r = predict_run(**run)
     assert (r.dp, r.microbatches) == (2, 2)
     b, s, h, l, t, c, m = 2, 4096, 512, 4, 2, 4, 2
@@ -345,10 +346,10 @@ def test_the_refit_defaults_field_by_field():
 def test_the_calibration_rows_read_the_csv():
     text = {r["id"]: r for r in csv_rows()}
     assert [c.metric for c in CALIBRATION] == [
-        "tflops_per_gpu", "tflops_per_gpu", "busbw_share", "busbw_share", "latency", "step_gain"]
+        "tflops_per_gpu", "tflops_per_gpu", "busbw_share", "busbw_share", "latency", "step_gain", "mfu"]
     for c in CALIBRATION:
         assert (c.source, c.where) == (text[c.row]["key"], text[c.row]["where"]), c.row
-    assert [c.ranks for c in CALIBRATION] == [0, 0, 0, 0, 16, 12_288]
+    assert [c.ranks for c in CALIBRATION] == [0, 0, 0, 0, 16, 12_288, 0]
     assert CALIBRATION[5].measured == 0.7 / 100.0
     assert CALIBRATION[4].measured == pytest.approx(47.54e-6, rel=1e-12)
     assert CALIBRATION[2].measured == 370.0 / 450.0
@@ -630,11 +631,11 @@ def test_the_summary_recomputed_from_the_residuals():
         assert got["outside"] == sum(role == "outside" for role in part["role"]), family
         assert got["identity"] == sum(role == "identity" for role in part["role"]), family
     # the numbers chapter 6 prints from it
-    assert list(table["validated"]) == [2, 50, 7, 5, 3, 1]
-    assert list(table["worst"]) == ["nccl1031-4node", "ms24-f9-5", "kor22-t4-4", "kok25-mttf-1024",
+    assert list(table["validated"]) == [2, 87, 7, 5, 3, 1]
+    assert list(table["worst"]) == ["nccl1031-4node", "mosaic24-h100-1b-s2048-g512", "kor22-t4-4", "kok25-mttf-1024",
                                     "lin25-waste-p90", "hpn-dp-traffic"]
-    assert [round(100 * e, 1) for e in table["median_abs_error"]] == [41.8, 4.1, 2.3, 177.8, 93.3, 0.8]
-    assert list(table["outside"]) == [8, 8, 0, 1, 0, 0]
+    assert [round(100 * e, 1) for e in table["median_abs_error"]] == [41.8, 4.5, 2.3, 177.8, 93.3, 0.8]
+    assert list(table["outside"]) == [8, 11, 0, 1, 0, 0]
     assert list(table["identity"]) == [0, 0, 0, 0, 0, 5]
 
 

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from argument_errors import BAD, assert_errors_name_their_argument
 from clustermath import (
     BUS_EFFICIENCY_OUT, BUS_EFFICIENCY_UP, CALIBRATION, DP_OVERLAP, KERNEL_EFFICIENCY, KERNEL_HALF_WIDTH,
-    STRAGGLER_CV, LATENCY_S, bubble_fraction, calibrate, calibrate_defaults, days_to_train, hardware_flops,
+    STRAGGLER_CV, LATENCY_S, KERNEL_EFFICIENCY_HOPPER, bubble_fraction, calibrate, calibrate_defaults, days_to_train, hardware_flops,
     kernel_share, model_flops, parameter_count, predict_run, ring_factor, run_ettr, slowest_of,
     straggler_tax,
 )
@@ -253,7 +253,8 @@ def test_mfu_never_exceeds_kernel_efficiency_at_the_limit():
 
 DEFAULTS = {"kernel_efficiency": (KERNEL_EFFICIENCY, 0.0005), "kernel_half_width": (KERNEL_HALF_WIDTH, 0.5),
             "bus_efficiency_up": (BUS_EFFICIENCY_UP, 0.005), "bus_efficiency_out": (BUS_EFFICIENCY_OUT, 0.005),
-            "latency_s": (LATENCY_S, 5e-9), "straggler_cv": (STRAGGLER_CV, 0.00005)}
+            "latency_s": (LATENCY_S, 5e-9), "straggler_cv": (STRAGGLER_CV, 0.00005),
+            "hopper_kernel_efficiency": (KERNEL_EFFICIENCY_HOPPER, 0.0005)}
 
 
 def test_defaults_are_their_calibration():
@@ -269,9 +270,9 @@ def test_defaults_are_their_calibration():
     assert h.at_bound and h.value == 0.0   # the memory-bound work explains the width law: no slower GEMMs
     assert not fits["kernel_efficiency"].at_bound
     assert fits["latency_s"].value == pytest.approx(47.54e-6 / 8)
-    # two of the throughput rows, at most a fifth of them
+    # three of the throughput rows, at most a fifth of them
     throughput = len(family("throughput"))
-    assert sum(1 for c in CALIBRATION if c.run) == 2 <= throughput // 5
+    assert sum(1 for c in CALIBRATION if c.run) == 3 <= throughput // 5
 
 
 def test_calibrate_finds_a_known_value():
@@ -384,7 +385,8 @@ def test_parts_sum_and_mfu_is_bounded(run):
     r = predict_run(**run)
     assert all(getattr(r, k) >= 0 for k in PARTS)
     assert parts_sum(r) == pytest.approx(r.step_s, rel=1e-9)
-    assert r.mfu <= r.hfu <= run["kernel_efficiency"] * (1 + 1e-12)
+    eta = run["kernel_efficiency"] if run["peak_tflops"] <= 400 else KERNEL_EFFICIENCY_HOPPER
+    assert r.mfu <= r.hfu <= eta * (1 + 1e-12)
     assert r.compute_s <= r.step_s
 
 
