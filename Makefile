@@ -26,10 +26,11 @@ export PYTHONHASHSEED := 0
 help:
 	@sed -n '2,12p' Makefile
 
-$(STAMP): requirements.txt pyproject.toml
+$(STAMP): requirements.txt pyproject.toml tools/ipython_kernel_config.py
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.txt
+	@mkdir -p $(VENV)/etc/ipython && cp tools/ipython_kernel_config.py $(VENV)/etc/ipython/
 	@touch $(STAMP)
 
 # EDITION=student: the book a course publishes to its students, without the Solutions part, the

@@ -83,7 +83,8 @@ def _build_finished(app: Any, exception: Exception | None) -> None:
         frames = sum(i["stats"]["frames"] for i in indexes)
         seconds = sum(i["stats"]["seconds"] for i in indexes)
         cpu = sum(i["stats"].get("cpu_seconds", 0) for i in indexes)
-        log.info(f"frames: {folder.relative_to(_root(app)).as_posix()}: {len(indexes)} explorers, "
+        explorers = f"{len(indexes)} explorer{'' if len(indexes) == 1 else 's'}"
+        log.info(f"frames: {folder.relative_to(_root(app)).as_posix()}: {explorers}, "
                  f"{frames:,} frames, {size / 1e6:.2f} MB, computed in {seconds:.1f} s ({cpu:.1f} s of CPU)")
 
 

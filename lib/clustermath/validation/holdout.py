@@ -74,6 +74,10 @@ NARROW_HOPPER = ("a narrow model on H100: its small layers cost more than the ro
                  "element-wise bytes count")
 """The note of the validation rows the model misses most: hidden ≤ 4,096 on a Hopper GPU."""
 
+POWER_CAPPED = ("H100s at a 500 W power limit with HBM2e (the source: peak between SXM and NVL, not known); "
+                "the model uses the SXM peak")
+"""The note of torchtitan's validation rows: the source says its GPUs' peak is below the one the row assumes."""
+
 OUTSIDE_RING = {
     "ncclt175-a100-2node": "on two nodes NCCL runs its tree algorithm (the thread's maintainer): outside the "
                            "ring model",
@@ -155,6 +159,8 @@ def _throughput() -> list[Residual]:
             role, note = "validation", ""
         if r["software"] == "MegaScale" and role == "validation":
             note = "MegaScale's own stack"
+        elif role == "validation" and r["key"] == "torchtitan2024llama3":
+            note = POWER_CAPPED
         elif role == "validation" and r["peak_tflops"] > 400 and r["hidden"] <= 4096:
             note = NARROW_HOPPER
         out.append(Residual(rid, "throughput", role, MODELS["throughput"], float(r["value"]),
@@ -420,14 +426,21 @@ def _swing(row: str, constant: str, low: float, high: float) -> float:
     return abs(b - a) / max(abs(a), abs(b))
 
 
+def peak_assumed(row: pd.Series) -> bool:
+    """Whether a row's ``peak_tflops`` is assumed (its ``assumed`` column names it): such a row cannot
+    pin a constant that scales the peak (a GEMM efficiency), so the refit never fits on it."""
+    return "peak_tflops" in str(row.get("assumed") or "").split(";")
+
+
 @functools.lru_cache(maxsize=None)
 def _loso_fit(source: str) -> tuple[tuple[tuple[str, str, float], ...], tuple[tuple[str, float], ...]]:
     """((constant, row fitted on, value), ...) and the full set of constants, refitted without ``source``.
 
     A constant whose row belongs to ``source`` is refitted: a throughput constant on the remaining
-    throughput row (not one of MegaScale's ablations, not a row another constant uses) that it
-    moves most (``_swing``); a constant read directly off its row (a bus efficiency, the straggler
-    spread) with no such row left falls to its lower bound, and the row is given as ``""``. The
+    throughput row (not one of MegaScale's ablations, not a row another constant uses, not a row
+    whose peak is assumed: ``peak_assumed``) that it moves most (``_swing``); a constant read
+    directly off its row (a bus efficiency, the straggler spread) with no such row left falls to
+    its lower bound, and the row is given as ``""``. The
     solved constants are then refitted together, each on its row with the others at their latest
     values (``predict.calibrate``, Gauss–Seidel, as ``calibrate_defaults`` does), until none moves
     by more than 1e-12.
@@ -435,7 +448,7 @@ def _loso_fit(source: str) -> tuple[tuple[tuple[str, str, float], ...], tuple[tu
     frame = m.family("throughput")
     used = {c.row for c in CALIBRATION}
     candidates = [rid for rid, r in frame.iterrows() if r["key"] != source and rid not in SOFTWARE_ABLATIONS
-                  and rid not in OUTSIDE_THROUGHPUT]
+                  and rid not in OUTSIDE_THROUGHPUT and not peak_assumed(r)]
     fixed: dict[str, float] = {}
     solved = []
     plan: list[tuple[str, str]] = []

@@ -70,7 +70,7 @@ model's work only (``model``) or also recomputation (``hardware``): Narayanan's
 
 KNOWN_UNITS = frozenset({
     "%", "TFLOP/s", "s", "ms", "us", "min", "h", "days", "GB/s", "TB/s", "TB", "GB", "KB",
-    "interruptions", "failures per 1000 node-days", "GPUs", "count", "ratio",
+    "interruptions", "failures per 1000 node-days", "GPUs", "count", "ratio", "tokens/s",
 })
 
 PREDICT_RUN_INPUTS = (
@@ -81,9 +81,12 @@ PREDICT_RUN_INPUTS = (
 speeds are per GPU, one direction, in GB/s; ``global_batch`` counts sequences."""
 
 MODEL_INPUTS = PREDICT_RUN_INPUTS + ("heads", "kv_heads", "ffn_hidden", "cp", "sequence_parallel",
-                                     "precision", "sharding", "overlap", "flash_attention", "gated_mlp")
-"""All configuration columns :func:`run_config` may return (the last ten where known): the shape's
-heads, GQA and MLP width, context parallelism, and the stack's switches (``predict.Stack``)."""
+                                     "precision", "sharding", "overlap", "flash_attention", "gated_mlp",
+                                     "memory_TBps")
+"""All configuration columns :func:`run_config` may return (the last eleven where known): the shape's
+heads, GQA and MLP width, context parallelism, the stack's switches (``predict.Stack``), and the GPU's
+memory bandwidth in TB/s where a source prints it or the GPU is not an A100 or H100 SXM (empty: the
+model's default for the peak, ``predict.memory_bandwidth_TBps``)."""
 
 SWITCH_COLUMNS = ("sequence_parallel", "overlap", "flash_attention", "gated_mlp")
 """``yes``/``no`` columns, returned by :func:`run_config` as ``bool``."""
@@ -94,7 +97,7 @@ _INT_COLUMNS = (
     "gpus_per_node", "message_bytes", "interruptions", "node_days", "stated_tokens_per_batch",
 )
 _FLOAT_COLUMNS = (
-    "value", "peak_tflops", "scale_up_GBps", "scale_out_GBps", "stated_params_b",
+    "value", "peak_tflops", "scale_up_GBps", "scale_out_GBps", "memory_TBps", "stated_params_b",
     "stated_tflops_per_gpu", "stated_mfu_pct", "stated_hfu_pct", "stated_pct_peak",
     "stated_aggregate_pflops", "stated_iteration_s", "stated_tokens_per_s", "stated_days",
     "link_GBps", "stated_algbw_GBps", "stated_time_us", "days", "stated_share_pct",

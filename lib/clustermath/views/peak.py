@@ -26,6 +26,8 @@ from ..peak.pipeline import ACCEPTABLE_BUBBLE_PCT, pipeline_bubble
 from ..peak.scaling import SCALES_WELL_PCT, cluster_scale
 from ..peak.stragglers import straggler_step
 from ..peak.debug_lab import lab_summary
+from ..peak.exact import (achieved_tflops_exact, bubble_pct_exact, cost_per_useful_exact, efficiency_pct_exact,
+                          lost_min_per_day_exact, overhead_pct_exact)
 from ..labels import words
 from .base import Framed, table
 from .base import BROKEN_BUILD, BROKEN_COLOUR, CORRECT_COLOUR, FLAG_COLOUR, LIMIT_COLOUR, Explorer, Slider, Updater
@@ -53,24 +55,36 @@ def _status(ax: Axes) -> Any:
     return ax.text(0.0, 1.02, "", transform=ax.transAxes, va="bottom", fontsize=9, animated=True)
 
 
-def _moving_curve(ax: Axes) -> tuple[Any, Any]:
-    (curve,) = ax.plot([], [], lw=2, drawstyle="steps-post", animated=True)
+EXACT_COLOUR = "#222222"
+"""The exact-arithmetic curve: a thin dashed dark line beside the integer staircases."""
+
+
+def _moving_curve(ax: Axes) -> tuple[dict[bool, Any], Any, Any]:
+    """Both builds' integer curves (keyed by ``broken``), the exact curve of the build on the
+    picture, and the marker."""
+    builds = {flag: ax.plot([], [], lw=2, color=_colour(flag), drawstyle="steps-post", animated=True)[0]
+              for flag in (False, True)}
+    (exact,) = ax.plot([], [], lw=1, ls="--", color=EXACT_COLOUR, animated=True)
     (marker,) = ax.plot([], [], "o", ms=8, mec="black", animated=True)
-    return curve, marker
+    return builds, exact, marker
 
 
-def _show(curve: Any, marker: Any, xs: Any, ys: Any, x: float, y: float, broken: bool,
-          flagged: bool = False) -> None:
-    """Move the curve and the marker; a flagged point (saturated, or off the top of the axes) is a
-    triangle pinned to the top edge, outlined in the flag colour."""
-    curve.set_data(xs, ys)
+def _show(curves: tuple[dict[bool, Any], Any, Any], xs: Any, ys: dict[bool, Any], exact_ys: Any,
+          x: float, y: float, broken: bool, flagged: bool = False) -> None:
+    """Move both builds' curves (the build on the picture drawn thick, the other thin), the exact
+    curve and the marker; a flagged point (saturated, or off the top of the axes) is a triangle
+    pinned to the top edge, outlined in the flag colour."""
+    builds, exact, marker = curves
+    for flag, line in builds.items():
+        line.set_data(xs, ys[flag])
+        line.set_linewidth(3 if flag == broken else 1)
     top = marker.axes.get_ylim()[1]
+    exact.set_data(xs, np.minimum(np.asarray(exact_ys, float), top * 10))  # inf drawn off the top
     off = flagged or y > top
     marker.set_data([x], [min(y, top)])
     marker.set_marker("^" if off else "o")
     marker.set_markeredgecolor(FLAG_COLOUR if off else "black")
     marker.set_markeredgewidth(2 if off else 1)
-    curve.set_color(_colour(broken))
     marker.set_color(_colour(broken))
 
 
@@ -84,9 +98,20 @@ def _mark(result: Any, *names: str) -> str:
 
 
 def _legend(ax: Axes, loc: str) -> None:
-    ax.plot([], [], color=CORRECT_COLOUR, lw=2, label="correct build")
-    ax.plot([], [], color=BROKEN_COLOUR, lw=2, label=BROKEN_BUILD)
+    ax.plot([], [], color=CORRECT_COLOUR, lw=2, label="correct build (integer)")
+    ax.plot([], [], color=BROKEN_COLOUR, lw=2, label=f"{BROKEN_BUILD} (integer)")
+    ax.plot([], [], color=EXACT_COLOUR, lw=1, ls="--", label="exact arithmetic, build shown")
     ax.legend(loc=loc, fontsize=8)
+
+
+def _exact(value: float, unit: str = "", digits: int = 0) -> str:
+    """`` (exact 2,783)``: an exact value for a status line (infinite shown as "unbounded")."""
+    return " (exact unbounded)" if math.isinf(value) else f" (exact {value:,.{digits}f}{unit})"
+
+
+def _both(model: Callable[..., Any], flag_name: str, output: str, inputs: list[dict[str, Any]]) -> dict[bool, list]:
+    """``output`` of ``model`` at each of ``inputs``, in the correct (False) and broken (True) build."""
+    return {flag: [getattr(model(**i, **{flag_name: flag}), output) for i in inputs] for flag in (False, True)}
 
 
 # -- the ten views ----------------------------------------------------------------
@@ -97,15 +122,19 @@ def view_cluster_scale(ax: Axes) -> Updater:
            title="Efficiency against communication")
     _limit(ax, SCALES_WELL_PCT, "scales well at or above 75%")
     _legend(ax, "center right")
-    curve, marker = _moving_curve(ax)
+    curves = _moving_curve(ax)
     status = _status(ax)
 
     def update(p: Inputs, broken: bool) -> None:
-        eff = [cluster_scale(**{**p, "comm_ms": int(c)}, ignore_comm=broken).efficiency_pct for c in comm]
+        eff = _both(cluster_scale, "ignore_comm", "efficiency_pct", [{**p, "comm_ms": int(c)} for c in comm])
+        exact = [efficiency_pct_exact(compute_ms=p["compute_ms"], comm_ms=c, ignore_comm=broken) for c in comm]
         r = cluster_scale(**p, ignore_comm=broken)
-        _show(curve, marker, comm, eff, p["comm_ms"], r.efficiency_pct, broken)
+        _show(curves, comm, eff, exact, p["comm_ms"], r.efficiency_pct, broken)
         sat = _mark(r, "achieved_tflops")
-        status.set_text(f"{p['compute_ms']} ms compute: {r.efficiency_pct}%, {r.achieved_tflops:,} TFLOPS{sat}")
+        true = achieved_tflops_exact(nodes=p["nodes"], node_tflops=p["node_tflops"], compute_ms=p["compute_ms"],
+                                     comm_ms=p["comm_ms"], ignore_comm=broken)
+        status.set_text(f"{p['compute_ms']} ms compute: {r.efficiency_pct}%, {r.achieved_tflops:,} TFLOPS{sat}"
+                        + _exact(true))
 
     return update
 
@@ -173,15 +202,18 @@ def view_pipeline_bubble(ax: Axes) -> Updater:
            title="Bubble against microbatches")
     _limit(ax, ACCEPTABLE_BUBBLE_PCT, "acceptable at or below 20%")
     _legend(ax, "center right")
-    curve, marker = _moving_curve(ax)
+    curves = _moving_curve(ax)
     status = _status(ax)
 
     def update(p: Inputs, broken: bool) -> None:
-        bub = [pipeline_bubble(stages=p["stages"], microbatches=int(m), ignore_bubble=broken).bubble_pct
-               for m in mbs]
+        bub = _both(pipeline_bubble, "ignore_bubble", "bubble_pct",
+                    [{"stages": p["stages"], "microbatches": int(m)} for m in mbs])
+        exact = [bubble_pct_exact(stages=p["stages"], microbatches=m, ignore_bubble=broken) for m in mbs]
         r = pipeline_bubble(**p, ignore_bubble=broken)
-        _show(curve, marker, mbs, bub, p["microbatches"], r.bubble_pct, broken)
-        status.set_text(f"{p['stages']} stages, {p['microbatches']} microbatches: {r.bubble_pct}% idle")
+        _show(curves, mbs, bub, exact, p["microbatches"], r.bubble_pct, broken)
+        true = bubble_pct_exact(**p, ignore_bubble=broken)
+        status.set_text(f"{p['stages']} stages, {p['microbatches']} microbatches: {r.bubble_pct}% idle"
+                        + _exact(true, "%", 1))
 
     return update
 
@@ -192,17 +224,19 @@ def view_checkpoint_cost(ax: Axes) -> Updater:
            xlim=(10, 7200), ylim=(-3, 100), title="Checkpoint overhead against the interval")
     _limit(ax, AFFORDABLE_OVERHEAD_PCT, "affordable at or below 10%")
     _legend(ax, "center right")
-    curve, marker = _moving_curve(ax)
+    curves = _moving_curve(ax)
     status = _status(ax)
 
     def update(p: Inputs, broken: bool) -> None:
-        over = [checkpoint_cost(**{**p, "interval_s": int(t)}, ignore_checkpoint=broken).overhead_pct
-                for t in intervals]
+        over = _both(checkpoint_cost, "ignore_checkpoint", "overhead_pct",
+                     [{**p, "interval_s": int(t)} for t in intervals])
+        exact = [overhead_pct_exact(**{**p, "interval_s": int(t)}, ignore_checkpoint=broken) for t in intervals]
         r = checkpoint_cost(**p, ignore_checkpoint=broken)
         sat = _mark(r, "write_s", "overhead_pct")
-        _show(curve, marker, intervals, over, max(p["interval_s"], 10), r.overhead_pct, broken,
+        _show(curves, intervals, over, exact, max(p["interval_s"], 10), r.overhead_pct, broken,
               flagged=r.overhead_pct > 100 or bool(sat))
-        status.set_text(f"write {r.write_s:,} s every {p['interval_s']:,} s: {r.overhead_pct:,}% overhead{sat}")
+        status.set_text(f"write {r.write_s:,} s every {p['interval_s']:,} s: {r.overhead_pct:,}% overhead{sat}"
+                        + _exact(overhead_pct_exact(**p, ignore_checkpoint=broken), "%", 1))
 
     return update
 
@@ -213,19 +247,20 @@ def view_failure_recovery(ax: Axes) -> Updater:
            ylim=(-10, 600), title="Work lost to failures against the node count")
     _limit(ax, TOLERABLE_LOST_MIN_PER_DAY, "tolerable at or below 60 min a day")
     _legend(ax, "center left")
-    curve, marker = _moving_curve(ax)
+    curves = _moving_curve(ax)
     status = _status(ax)
 
     def update(p: Inputs, broken: bool) -> None:
-        lost = [failure_recovery(**{**p, "nodes": int(n)}, ignore_failures=broken).lost_min_per_day
-                for n in nodes]
+        lost = _both(failure_recovery, "ignore_failures", "lost_min_per_day", [{**p, "nodes": int(n)} for n in nodes])
+        exact = [lost_min_per_day_exact(**{**p, "nodes": int(n)}, ignore_failures=broken) for n in nodes]
         r = failure_recovery(**p, ignore_failures=broken)
         sat = _mark(r, "lost_min_per_day")
-        _show(curve, marker, nodes, lost, max(p["nodes"], 1), r.lost_min_per_day, broken,
+        _show(curves, nodes, lost, exact, max(p["nodes"], 1), r.lost_min_per_day, broken,
               flagged=r.lost_min_per_day > 1440 or bool(sat))
         more = " (more than a day has)" if r.lost_min_per_day > 1440 else sat
         status.set_text(f"MTBF {r.cluster_mtbf_h:,} h, {r.failures_per_day:,} a day, "
-                        f"{r.lost_min_per_day:,} min lost{more}")
+                        f"{r.lost_min_per_day:,} min lost{more}"
+                        + _exact(lost_min_per_day_exact(**p, ignore_failures=broken)))
 
     return update
 
@@ -320,16 +355,18 @@ def view_cluster_economics(ax: Axes) -> Updater:
            ylim=(0, 6000), title="Cost per useful teraflop against efficiency")
     _limit(ax, ACCEPTABLE_COST_PER_USEFUL, "acceptable at or below 1,500")
     _legend(ax, "center right")
-    curve, marker = _moving_curve(ax)
+    curves = _moving_curve(ax)
     status = _status(ax)
 
     def update(p: Inputs, broken: bool) -> None:
-        cost = [cluster_economics(**{**p, "efficiency_pct": int(e)}, ignore_efficiency=broken).cost_per_useful
-                for e in effs]
+        cost = _both(cluster_economics, "ignore_efficiency", "cost_per_useful",
+                     [{**p, "efficiency_pct": int(e)} for e in effs])
+        exact = [cost_per_useful_exact(**{**p, "efficiency_pct": int(e)}, ignore_efficiency=broken) for e in effs]
         r = cluster_economics(**p, ignore_efficiency=broken)
         sat = _mark(r, "cost_per_useful", "useful_tflops", "total_cost")
-        _show(curve, marker, effs, cost, p["efficiency_pct"], r.cost_per_useful, broken, flagged=bool(sat))
-        status.set_text(f"{r.useful_tflops:,} useful TFLOPS at {r.cost_per_useful:,} per 1,000{sat}")
+        _show(curves, effs, cost, exact, p["efficiency_pct"], r.cost_per_useful, broken, flagged=bool(sat))
+        status.set_text(f"{r.useful_tflops:,} useful TFLOPS at {r.cost_per_useful:,} per 1,000{sat}"
+                        + _exact(cost_per_useful_exact(**p, ignore_efficiency=broken)))
 
     return update
 
