@@ -172,31 +172,84 @@ def test_frames_of_a_chapter_stay_under_5_mb(page: Path):
     assert size < LIMIT_BYTES, f"{page.name}: frames weigh {size / 1e6:.2f} MB"
 
 
-def test_the_check_catches_missing_and_stale_frames(tmp_path: Path):
-    """The check above reports each defect planted in a copy of one explorer's frames."""
+def explorers_on(page: Path) -> list[tuple[str, str, bool]]:
+    """(root model id, key, has a picture) of every explorer in a page's widget state, by key."""
+    state = widget_state(page)
+    found = []
+    for m, model in state.items():
+        if "cm-frames" not in classes(model):
+            continue
+        key = next(c.removeprefix("cm-frames-") for c in classes(model)
+                   if c.startswith("cm-frames-") and c not in ("cm-frames-table", "cm-frames-picture"))
+        picture = any("cm-frames-picture" in classes(state[d]) for d in descendants(state, m))
+        found.append((m, key, picture))
+    return sorted(found, key=lambda e: e[1])
+
+
+def pick_explorer(with_picture: bool) -> tuple[Path, str, str] | None:
+    """The first page and explorer (by page, then key) that has a picture, or that has none."""
+    for page in PAGES:
+        if frames_folder(page):
+            for root, key, picture in explorers_on(page):
+                if picture == with_picture:
+                    return page, root, key
+    return None
+
+
+def planted_copy(tmp_path: Path, page: Path, root: str, key: str):
+    """A copy of one explorer's frames, its index, and a function that plants a change in the index
+    and returns what check_explorer then reports."""
     import shutil
 
-    page = next((p for p in PAGES if frames_folder(p)), None)
-    if page is None:
-        pytest.skip("no chapter page with frames")
     state, folder = widget_state(page), frames_folder(page)
-    root, key = next((m, c.removeprefix("cm-frames-")) for m, model in state.items() if "cm-frames" in classes(model)
-                     for c in classes(model) if c.startswith("cm-frames-") and c not in ("cm-frames-table", "cm-frames-picture"))
     copy = tmp_path / key
     shutil.copytree(folder / key, copy)
     index = read_index(copy / "index.js")
-    assert check_explorer(state, root, index, copy) == []
+    assert check_explorer(state, root, index, copy) == [], f"{page.name} {key}: the unchanged copy fails"
 
     def planted(change) -> list[str]:
         data = json.loads(json.dumps(index))
         change(data)
         return check_explorer(state, root, data, copy)
 
-    assert any("stale" in b for b in planted(lambda d: d["check"].update(table="another table")))
-    assert any("stale" in b for b in planted(lambda d: d["check"].update(picture="0" * 64)) or [not index["check"]["picture"]])
-    assert any("missing frame" in b or "frames of" in b for b in planted(lambda d: d["frames"].pop(next(
-        k for k in d["frames"] if k != d["default"]))))
-    assert any("controls on the page" in b for b in planted(lambda d: d["controls"].pop()))
+    return state, copy, index, planted
+
+
+def test_the_check_catches_missing_and_stale_frames(tmp_path: Path):
+    """The check above reports each defect planted in a copy of an explorer's frames: one that draws a
+    picture (picture path) and one that shows a table only (table path), picked on purpose."""
+    chosen = pick_explorer(with_picture=True)
+    if chosen is None:
+        pytest.skip("no chapter page with an explorer that draws a picture")
+    page, root, key = chosen
+    state, copy, index, planted = planted_copy(tmp_path / "picture", page, root, key)
+    where = f"{page.name}, explorer {key}"
+    assert index["check"]["picture"], f"{where}: an explorer with a picture has no picture hash in its index"
+    found = planted(lambda d: d["check"].update(table="another table"))
+    assert any("stale" in b for b in found), f"{where}: a stale default table went unreported: {found}"
+    found = planted(lambda d: d["check"].update(picture="0" * 64))
+    assert any("stale" in b and "picture" in b for b in found), f"{where}: a stale picture went unreported: {found}"
+    found = planted(lambda d: d["frames"].pop(next(k for k in d["frames"] if k != d["default"])))
+    assert any("missing frame" in b or "frames of" in b for b in found), f"{where}: a missing frame: {found}"
+    found = planted(lambda d: d["controls"].pop())
+    assert any("controls on the page" in b for b in found), f"{where}: a missing control: {found}"
     named = next(e[1] for e in index["frames"].values() if e[1])
     (copy / named).unlink()
-    assert any("pictures missing" in b for b in check_explorer(state, root, index, copy))
+    found = check_explorer(state, root, index, copy)
+    assert any("pictures missing" in b for b in found), f"{where}: a deleted picture went unreported: {found}"
+
+
+def test_the_check_catches_stale_frames_of_a_table_only_explorer(tmp_path: Path):
+    """The table path: an explorer with no picture still has its default table and controls checked."""
+    chosen = pick_explorer(with_picture=False)
+    if chosen is None:
+        pytest.skip("no chapter page with a table-only explorer")
+    page, root, key = chosen
+    state, copy, index, planted = planted_copy(tmp_path / "table", page, root, key)
+    where = f"{page.name}, explorer {key}"
+    found = planted(lambda d: d["check"].update(table="another table"))
+    assert any("stale" in b and "table" in b for b in found), f"{where}: a stale default table went unreported: {found}"
+    found = planted(lambda d: d["check"].update(picture="0" * 64))
+    assert not any("picture" in b for b in found), f"{where}: a table-only explorer was judged on a picture: {found}"
+    found = planted(lambda d: d["controls"].pop())
+    assert any("controls on the page" in b for b in found), f"{where}: a missing control: {found}"

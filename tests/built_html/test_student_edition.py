@@ -232,3 +232,43 @@ def test_full_book_keeps_solutions_and_the_instructors_page():
     assert (FULL / "book" / "instructors.html").is_file()
     index = (FULL / "book" / "how_to_use.html").read_text(encoding="utf-8")
     assert "solutions/ch01_exercises.html" in index and "instructors.html" in index
+
+
+STATE_MIME = "application/vnd.jupyter.widget-state+json"
+STATE_SCRIPT = re.compile(rf'<script type="{re.escape(STATE_MIME)}">(.*?)</script>', re.S)
+
+
+def embedded_state(page: Path) -> list[tuple[str, dict]]:
+    """The page's embedded widget state, as (model id, model) in the page's order."""
+    found = STATE_SCRIPT.findall(page.read_text(encoding="utf-8"))
+    assert len(found) <= 1, f"{page}: {len(found)} widget states"
+    return list(json.loads(found[0])["state"].items()) if found else []
+
+
+def canonical(models: list[tuple[str, dict]]) -> str:
+    """The state with each model id replaced by its position and binary buffers dropped: equal for
+    two builds that embed the same models in the same order, whatever ids their kernels drew."""
+    text = json.dumps([{k: v for k, v in model.items() if k != "buffers"} for _, model in models])
+    for position, (model_id, _) in enumerate(models):
+        text = text.replace(model_id, f"model-{position}")
+    return text
+
+
+CHAPTERS = sorted(p.name for p in (FULL / "notebooks").glob("*.html"))
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_both_editions_embed_the_same_widget_state_in_the_same_order(name: str):
+    full, student = embedded_state(FULL / "notebooks" / name), embedded_state(STUDENT / "notebooks" / name)
+    assert len(full) == len(student), f"{name}: {len(full)} widget models in the full edition, {len(student)} in the student's"
+    if [m for m, _ in full] == [m for m, _ in student]:  # the same executions (make test reuses them)
+        assert full == student, f"{name}: the same models, with different states"
+    assert canonical(full) == canonical(student), f"{name}: the editions embed their widget models in different orders"
+
+
+def test_the_state_comparison_catches_another_order():
+    name = next((n for n in CHAPTERS if len(embedded_state(FULL / "notebooks" / n)) > 2), None)
+    if name is None:
+        pytest.skip("no chapter page with widgets")
+    models = embedded_state(FULL / "notebooks" / name)
+    assert canonical(models) != canonical(models[1:] + models[:1])
