@@ -1,0 +1,111 @@
+"""Check lines folded into one line each run, so the prose reads first.
+
+Every verified number a chapter prints is a check line (``clustermath.check``)::
+
+    ✓ <label>: <value>  [<kind> from <source>: <expected>]
+
+A worked table prints dozens of them, and at 1366 px their brackets ran off the
+right of the output box. In the built pages, each run of two or more check lines
+in a cell's printed output becomes one line that opens to the list::
+
+    ✓ 7 numbers agree: 6 quoted from source 002, 1 derived   (show the 7 checks)
+
+The list inside wraps instead of running off the page. Lines that are not checks
+stay where they were. The notebooks are untouched: their stored outputs keep every
+line, and nbval compares them as before; only the HTML (and the single-page build
+the PDF prints, where tools/pdf.py opens every fold) changes.
+"""
+from __future__ import annotations
+
+import html
+import re
+from collections import Counter
+from typing import Any
+
+from docutils import nodes
+
+CHECK_LINE = re.compile(r"^✓ .*  \[(?P<origin>[^\]]*)\]\s*$")
+SOURCE = re.compile(r"\bsource \d{3}\b")
+KINDS = ("quoted", "rebuilt", "derived", "algebra")
+MIN_RUN = 2
+
+
+def origin_of(line: str) -> tuple[str, str] | None:
+    """(kind, source) of a check line (source "" where none is named), or None for another line."""
+    found = CHECK_LINE.match(line)
+    if not found:
+        return None
+    origin = found.group("origin")
+    kind = next((k for k in KINDS if origin.startswith(k)), "checked")
+    source = SOURCE.search(origin)
+    return kind, source.group(0) if source else ""
+
+
+def summary(lines: list[str]) -> str:
+    """The one line a run of check lines folds into: how many, of which kind, from which source."""
+    counts = Counter(origin_of(line) for line in lines)
+    parts = []
+    for (kind, source), n in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+        parts.append(f"{n} {kind}" + (f" from {source}" if kind in ("quoted", "rebuilt") and source else ""))
+    return f"✓ {len(lines)} numbers agree: " + ", ".join(parts)
+
+
+def segments(text: str) -> list[tuple[bool, list[str]]]:
+    """The text as (is a fold, lines) pieces, in order: runs of ``MIN_RUN`` or more check lines fold."""
+    pieces: list[tuple[bool, list[str]]] = []
+    run: list[str] = []
+
+    def flush() -> None:
+        if len(run) >= MIN_RUN:
+            pieces.append((True, list(run)))
+        elif run:
+            add_text(run)
+        run.clear()
+
+    def add_text(lines: list[str]) -> None:
+        if pieces and not pieces[-1][0]:
+            pieces[-1][1].extend(lines)
+        else:
+            pieces.append((False, list(lines)))
+
+    for line in (text.rstrip("\n").split("\n") if text.strip() else []):
+        if origin_of(line):
+            run.append(line)
+        else:
+            flush()
+            add_text([line])
+    flush()
+    return pieces
+
+
+def fold_html(lines: list[str]) -> str:
+    body = html.escape("\n".join(lines))
+    return (f'<details class="cm-checks"><summary>{html.escape(summary(lines))}'
+            f'<span class="cm-checks-open"> (show the {len(lines)} checks)</span></summary>'
+            f'<pre class="cm-checks-list">{body}</pre></details>')
+
+
+def _fold(app: Any, doctree: nodes.document, docname: str) -> None:
+    if app.builder.format != "html":
+        return
+    for block in list(doctree.findall(nodes.literal_block)):
+        if "stream" not in block.get("classes", []) or "output" not in block.get("classes", []):
+            continue
+        pieces = segments(block.astext())
+        if not any(is_fold for is_fold, _ in pieces):
+            continue
+        replacement: list[nodes.Node] = []
+        for is_fold, lines in pieces:
+            if is_fold:
+                replacement.append(nodes.raw("", fold_html(lines), format="html"))
+            else:
+                text = "\n".join(lines)
+                piece = nodes.literal_block(text, text, classes=list(block["classes"]))
+                piece["language"] = block.get("language", "none")
+                replacement.append(piece)
+        block.replace_self(replacement)
+
+
+def setup(app: Any) -> dict:
+    app.connect("doctree-resolved", _fold)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
