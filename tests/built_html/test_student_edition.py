@@ -1,6 +1,7 @@
 """The student edition (`make book EDITION=student`) gives no answer away; the full book keeps them.
 
-The search reads every file of the student build outside ``_static/`` (pages,
+The search reads every file of the student build outside ``_static/`` (pages, the
+members of the student kit ``student-kit.zip``,
 the notebooks under ``_sources/``, the search index) as text: tags stripped,
 entities decoded, JSON strings unpacked, every space removed. What it looks for
 comes from the masters in ``solutions/``:
@@ -24,6 +25,7 @@ import html
 import json
 import os
 import re
+import zipfile
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -144,8 +146,8 @@ def _strings(value) -> list[str]:
     return []
 
 
-def file_text(path: Path) -> str:
-    raw = path.read_text(encoding="utf-8", errors="replace")
+def file_text(path: Path, data: bytes | None = None) -> str:
+    raw = (path.read_bytes() if data is None else data).decode("utf-8", errors="replace")
     if path.suffix in (".ipynb", ".json"):
         try:
             raw = "\n".join(_strings(json.loads(raw)))
@@ -163,6 +165,12 @@ def haystack(site: Path) -> dict[str, tuple[str, str]]:
     for path in sorted(site.rglob("*")):
         rel = path.relative_to(site)
         if not path.is_file() or rel.parts[0] in ("_static", "_images") or path.suffix in (".png", ".inv"):
+            continue
+        if path.suffix == ".zip":  # the student kit: every member, read as the files above
+            with zipfile.ZipFile(path) as z:
+                for name in z.namelist():
+                    text = file_text(Path(name), z.read(name))
+                    out[f"{rel.as_posix()}!{name}"] = (squash(text), letters(text))
             continue
         text = file_text(path)
         out[rel.as_posix()] = (squash(text), letters(text))
