@@ -11,7 +11,8 @@ in a cell's printed output becomes one line that opens to the list::
     ✓ 7 numbers agree: 6 quoted from source 002, 1 derived   (show the 7 checks)
 
 The list inside wraps instead of running off the page. Lines that are not checks
-stay where they were. The notebooks are untouched: their stored outputs keep every
+stay where they were; an output that keeps a lone check line wraps too (class
+``cm-wrap``), so no bracket is cut off at the right. The notebooks are untouched: their stored outputs keep every
 line, and nbval compares them as before; only the HTML (and the single-page build
 the PDF prints, where tools/pdf.py opens every fold) changes.
 """
@@ -93,6 +94,8 @@ def _fold(app: Any, doctree: nodes.document, docname: str) -> None:
             continue
         pieces = segments(block.astext())
         if not any(is_fold for is_fold, _ in pieces):
+            if any(origin_of(line) for _, lines in pieces for line in lines):
+                block["classes"] = list(block["classes"]) + ["cm-wrap"]
             continue
         replacement: list[nodes.Node] = []
         for is_fold, lines in pieces:
@@ -100,7 +103,9 @@ def _fold(app: Any, doctree: nodes.document, docname: str) -> None:
                 replacement.append(nodes.raw("", fold_html(lines), format="html"))
             else:
                 text = "\n".join(lines)
-                piece = nodes.literal_block(text, text, classes=list(block["classes"]))
+                # a lone check line keeps its bracket on screen: the piece wraps instead of running off
+                wrap = ["cm-wrap"] if any(origin_of(line) for line in lines) else []
+                piece = nodes.literal_block(text, text, classes=list(block["classes"]) + wrap)
                 piece["language"] = block.get("language", "none")
                 replacement.append(piece)
         block.replace_self(replacement)

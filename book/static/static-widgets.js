@@ -10,18 +10,24 @@
  *   frame for the new value, one control at a time from the defaults.
  * - Any other widget is a still: its controls are turned off.
  *
- * Either way each slider and picture gets an accessible name, and one line
- * above the explorer says what its controls do here and how to make it live.
+ * Either way each slider and picture gets an accessible name, and one note per
+ * page, above its first explorer, says what the controls do here and how to make
+ * the explorers live (every control points at it with aria-describedby).
  * JupyterLab never loads this script, so the same explorers stay live in a
  * kernel. */
 (function () {
   "use strict";
-  var NOTE = "A still of this explorer at its default values: a static page runs no model, " +
-    "so its controls are switched off. To move them, open the page live with the launch " +
-    "button (the rocket at the top of the page), or run `make lab` in a copy of the book.";
-  var FRAMED = "On this page the controls move through pictures computed when the book was built, " +
-    "one control at a time from the defaults. Combined settings need a live kernel: the launch " +
-    "button (the rocket at the top of the page), or `make lab` in a copy of the book.";
+  // One note per page, above its first explorer, in words and code (never raw backticks): what the
+  // controls do here, and how to make the explorers live. Every control names it (aria-describedby).
+  var FRAMED = ["On this page the explorers move through pictures computed when the book was built, " +
+    "one control at a time from the defaults; moving a second control puts the others back, and a " +
+    "line at the top of the explorer says so. To combine settings, open the page live with the " +
+    "launch button (the rocket at the top of the page), or run ", "make lab", " in a copy of the book."];
+  var STILLS = ["On this page the explorers are stills at their default values: a static page runs no " +
+    "model, so their controls are switched off. To move them, open the page live with the launch " +
+    "button (the rocket at the top of the page), or run ", "make lab", " in a copy of the book."];
+  var MIXED = " Explorers without computed pictures are stills, their controls switched off.";
+  var NOTE_ID = "cm-static-note";
   var VIEW = 'script[type="application/vnd.jupyter.widget-view+json"]';
   var here = document.currentScript ? new URL(".", document.currentScript.src).href : "";
   var meta = document.querySelector('meta[name="cm-frames"]');
@@ -53,19 +59,40 @@
     return null;
   }
 
-  function note(script) {
-    var prev = script.parentNode && script.parentNode.querySelector(".cm-static-note");
-    if (prev) return;
-    var p = document.createElement("p");
-    p.className = "cm-static-note";
-    p.setAttribute("role", "note");
-    p.textContent = NOTE;
-    script.parentNode.insertBefore(p, script.parentNode.firstChild);
+  // the page's note: created above the first explorer's cell, its words set from what the page holds
+  function pageNote() {
+    var n = document.getElementById(NOTE_ID);
+    if (n) return n;
+    var first = document.querySelector(VIEW);
+    if (!first) return null;
+    var cell = first.closest(".cell") || first.closest(".cell_output") || first.parentNode;
+    n = document.createElement("p");
+    n.className = "cm-static-note";
+    n.id = NOTE_ID;
+    n.setAttribute("role", "note");
+    cell.parentNode.insertBefore(n, cell);
+    return n;
   }
 
-  function noteOf(root) {
-    var cell = root.closest(".cell_output, .output, .cell") || root.parentNode;
-    return cell ? cell.querySelector(".cm-static-note") : null;
+  function setNote(framed, stills) {
+    var n = pageNote();
+    if (!n) return;
+    var parts = framed ? FRAMED : STILLS;
+    var text = parts.join("") + (framed && stills ? MIXED : "");
+    if (n.getAttribute("data-text") === text) return;
+    n.setAttribute("data-text", text);
+    n.textContent = "";
+    n.appendChild(document.createTextNode(parts[0]));
+    var code = document.createElement("code");
+    code.textContent = parts[1];
+    n.appendChild(code);
+    n.appendChild(document.createTextNode(parts[2] + (framed && stills ? MIXED : "")));
+  }
+
+  function describe(root) {
+    root.querySelectorAll(".noUi-handle, input, button, select").forEach(function (el) {
+      if (!el.hasAttribute("aria-describedby")) el.setAttribute("aria-describedby", NOTE_ID);
+    });
   }
 
   // names a screen reader announces: the control's label, and its value as the readout shows it
@@ -115,8 +142,7 @@
     });
     label(root, true);
     alt(root);
-    var n = noteOf(root);
-    if (n && n.textContent !== NOTE) n.textContent = NOTE;
+    root.setAttribute("data-cm-still", "");
   }
   window.__cmFramesFreeze = freeze;
 
@@ -141,17 +167,8 @@
     if (root.getAttribute("data-cm-frames") === "failed") return;
     label(root, false);
     alt(root);
-    var n = noteOf(root);
-    if (n && n.textContent !== FRAMED) {
-      n.textContent = FRAMED;
-      n.id = n.id || "cm-note-" + key;
-    }
-    // each control's description: the note saying what the controls do on this page
-    if (n) {
-      root.querySelectorAll(".noUi-handle, input, button, select").forEach(function (el) {
-        if (!el.hasAttribute("aria-describedby")) el.setAttribute("aria-describedby", n.id);
-      });
-    }
+    // each control's description: the page's note saying what the controls do here
+    describe(root);
     root.querySelectorAll(".widget-toggle-button").forEach(function (b) {
       b.setAttribute("aria-pressed", b.classList.contains("mod-active") ? "true" : "false");
     });
@@ -163,14 +180,15 @@
   }
 
   function sweep() {
-    document.querySelectorAll(VIEW).forEach(note);
     // idempotent: widgets render asynchronously, so each sweep handles whatever has appeared since
+    var framed = 0, stills = 0;
     document.querySelectorAll(".jupyter-widgets").forEach(function (el) {
       if (el.parentElement && el.parentElement.closest(".jupyter-widgets")) return;
       var key = frameKey(el);
-      if (key) arm(el, key);
-      else freeze(el);
+      if (key && el.getAttribute("data-cm-frames") !== "failed") { arm(el, key); framed += 1; }
+      else { freeze(el); stills += 1; }
     });
+    if (document.querySelector(VIEW)) setNote(framed > 0 || (!stills && !!folder), stills > 0);
     document.documentElement.classList.add("cm-static-widgets");
   }
 

@@ -65,7 +65,7 @@
     if (p.w < 1 || p.h < 1) zero.unshift(`the picture (${Math.round(p.w)} x ${Math.round(p.h)} px)`);
     const offscreen = controls.filter(k => box(k).w >= 1 && (box(k).l < -1 || box(k).r > vw + 1))
       .map(k => text(k, 40) || k.className);
-    // The note saying how to make it live: in the explorer's cell, or the element just before it.
+    // The note saying how to make it live: the page's one note, above its first explorer.
     // Explorers whose frames were computed at build time keep their controls (static-widgets.js):
     // "armed" until first touched, "ready" once the frames are loaded, "failed" if they are missing.
     const framedEl = sub.querySelector('[data-cm-frames]');
@@ -83,9 +83,11 @@
         if (!name && shown(b)) unnamed.push(b.tagName.toLowerCase() + ':' + (b.className || ''));
       });
     }
-    const cell = sub.closest('.cell') || sub.closest('.cell_output') || sub;
-    const near = [cell, cell.previousElementSibling, cell.nextElementSibling]
-      .filter(Boolean).map(e => e.textContent).join(' ');
+    // The page's one note (static-widgets.js), above its first explorer, so above this one too.
+    const notes = [...document.querySelectorAll('.cm-static-note')];
+    const pageNote = notes.length === 1 && (notes[0].compareDocumentPosition(sub) & Node.DOCUMENT_POSITION_FOLLOWING)
+      ? notes[0] : null;
+    const near = pageNote ? pageNote.textContent : '';
     explorers.push({
       index: i,
       section: sectionOf(sub),
@@ -96,6 +98,8 @@
       live: liveControls(sub),
       framed, unnamed,
       note: LIVE_NOTE.test(near) && HOW.test(near),
+      notes: notes.length,
+      rawMarkup: /`/.test(near),
     });
   });
 

@@ -110,13 +110,18 @@ def padding_problems(v) -> list[str]:
 
 def static_explorer_problems(v) -> list[str]:
     """A static explorer's controls work only from frames computed at build time (static-widgets.js
-    marks such an explorer): any other live control moves nothing. Either way a line says how to go
-    live, and a live control has a name and an announced value."""
+    marks such an explorer): any other live control moves nothing. Either way the page's one note,
+    above its first explorer and without raw markup, says how to go live, and a live control has a
+    name and an announced value."""
     bad = []
     for e in v.dom["explorers"]:
         where = e["section"]
-        if not e["note"]:
-            bad.append(f"{where}: no line saying how to make it live (launch button or `make lab`)")
+        if e["notes"] != 1:
+            bad.append(f"{where}: {e['notes']} notes on the page saying how to make it live (one, above the first explorer)")
+        elif not e["note"]:
+            bad.append(f"{where}: no note above it saying how to make it live (launch button or `make lab`)")
+        if e.get("rawMarkup"):
+            bad.append(f"{where}: the note shows raw markup (a backtick)")
         if e["framed"] == "failed":
             bad.append(f"{where}: its frames did not load: its controls were switched off")
         elif e["live"] and e["framed"] not in ("armed", "ready"):
