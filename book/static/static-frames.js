@@ -198,6 +198,7 @@
   Engine.prototype.compose = function (file) {
     var hit = this.composed[file], self = this;
     if (hit) return hit;
+    if (this.layers) return Promise.reject(new Error("no canvas"));
     if (!this.under) {
       var base = new Image();
       base.src = this.original;
@@ -211,9 +212,14 @@
       ctx.drawImage(base, 0, 0);
       ctx.drawImage(ims[1], 0, 0);  // opaque where the frame differs, transparent elsewhere: exact
       return new Promise(function (resolve, reject) {
-        canvas.toBlob(function (blob) {  // throws on a tainted canvas (a page opened from file://)
-          if (blob) resolve(URL.createObjectURL(blob)); else reject(new Error("no blob"));
-        }, "image/png");
+        try {
+          canvas.toBlob(function (blob) {
+            if (blob) resolve(URL.createObjectURL(blob)); else reject(new Error("no blob"));
+          }, "image/png");
+        } catch (e) {  // a canvas the page may not read back (a page opened from file://): for good
+          self.layers = true;
+          reject(e);
+        }
       });
     }).then(function (url) {
       // loaded and decoded once here, and held, so showing it later is immediate
@@ -256,7 +262,7 @@
     this.preparing = true;
     var next = function () {
       var file = self.ahead.shift();
-      if (file === undefined) { self.preparing = false; return; }
+      if (file === undefined || self.layers) { self.preparing = false; return; }
       if (self.composed[file] || file.indexOf("full-") === 0) { next(); return; }
       self.compose(file).then(next, next);
     };
