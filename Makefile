@@ -185,7 +185,9 @@ clean:
 #                        console, offline, explorers, drawers, clipping, raw markup, tables,
 #                        axe-core (colour contrast of every text in light and dark mode, judged
 #                        on one text per group of alike texts: tests/browser/contrast.js),
-#                        internal links and anchors
+#                        internal links and anchors; every explorer control moved on the static
+#                        page, and explorer pictures at pixel ratios 1, 1.25 and 2 against their
+#                        frames drawn alone (tests/browser/test_frames*.py)
 #   make a11y-contrast   the accessibility checks plus axe-core's colour-contrast rule run as is
 #                        on every text in light mode (30-90 s a chapter): cross-checks the groups
 #   make screenshots     _build/screenshots/{desktop,phone}/<page>.png (builds the book if needed)

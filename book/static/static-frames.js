@@ -4,10 +4,13 @@
  *
  * The explorer's own widgets stay on the page: sliders, checkboxes and toggles move as they do
  * live (mouse, touch, keyboard). After each move this script reads every control, looks up the
- * frame for that state and shows it: the table's HTML, and the picture (an overlay of the pixels
- * that differ from the default picture, laid over it as the image's CSS background, so the frame
- * is restored exactly). A state that was not computed (two controls away from the defaults) puts
- * the other controls back to their defaults, visibly, and says why in one line. */
+ * frame for that state and shows it: the table's HTML, and the picture. A frame's picture is stored
+ * as an overlay of the pixels that differ from the default picture; this script draws the default
+ * picture and the overlay into a canvas of the picture's natural size and shows the result as one
+ * image, so the browser scales the frame itself (laid over each other as two CSS layers and scaled
+ * apart, at a pixel ratio other than 1 the default picture showed through: issue 41's ghosts).
+ * A state that was not computed (two controls away from the defaults) puts the other controls back
+ * to their defaults, visibly, and says why in one line. */
 (function () {
   "use strict";
   var COMBINED = " Combined settings need a live kernel (the launch button, or `make lab`).";
@@ -44,6 +47,11 @@
     this.images = {};
     this.queue = [];
     this.loading = 0;
+    this.composed = {};   // overlay file -> Promise of the object URL of the whole frame
+    this.wholes = {};     // overlay file -> that whole frame as an image, decoded
+    this.recent = [];     // those files, the least recently shown first
+    this.ahead = [];      // files to composite before they are asked for
+    this.shown = 0;       // counts the pictures asked for, so a slow one never replaces a later one
   }
 
   Engine.prototype.check = function () {
@@ -136,36 +144,129 @@
 
   // -- pictures: fetched ahead, nearest the current state first ----------------------------------
   Engine.prototype.prefetch = function (state) {
-    var self = this, frames = this.data.frames, near = [];
-    this.controls.forEach(function (c, i) {
-      for (var d = 1; d <= 4; d++) {
-        [state[i] - d, state[i] + d].forEach(function (k) {
+    var self = this, frames = this.data.frames, near = [], seen = {};
+    for (var d = 1; d <= 4; d++) {  // one step of every control first, then two...
+      this.controls.forEach(function (c, i) {
+        [state[i] + d, state[i] - d].forEach(function (k) {
           if (k < 0 || k >= c.spec.count) return;
           var s = state.slice(); s[i] = k;
           var f = frames[s.join(",")] || frames[self.defaults.map(function (v, j) { return j === i ? k : v; }).join(",")];
-          if (f && f[1]) near.push(f[1]);
+          if (f && f[1] && !seen[f[1]]) { seen[f[1]] = true; near.push(f[1]); }
         });
-      }
-    });
+      });
+    }
     if (!this.queued) {  // the first time: every picture of the explorer, after the near ones
       this.queued = true;
       Object.keys(frames).forEach(function (name) { if (frames[name][1]) self.queue.push(frames[name][1]); });
     }
     this.queue = near.concat(this.queue);
     this.pump();
+    this.prepare(near);
   };
 
   Engine.prototype.pump = function () {
-    var self = this;
     while (this.loading < 6 && this.queue.length) {
       var file = this.queue.shift();
-      if (this.images[file]) continue;
-      var im = new Image();
-      this.images[file] = im;
-      this.loading++;
-      im.onload = im.onerror = function () { self.loading--; self.pump(); };
-      im.src = this.base + file;
+      if (!this.images[file]) this.picture(file);
     }
+  };
+
+  // the overlay (or whole picture) in a file, loading
+  Engine.prototype.picture = function (file) {
+    var im = this.images[file], self = this;
+    if (im) return im;
+    im = new Image();
+    this.images[file] = im;
+    this.loading++;
+    im.onload = im.onerror = function () { self.loading--; self.pump(); };
+    im.src = this.base + file;
+    return im;
+  };
+
+  function decoded(im) {
+    if (im.decode) return im.decode().then(function () { return im; });
+    return new Promise(function (resolve, reject) {
+      if (im.complete) { if (im.naturalWidth) resolve(im); else reject(new Error("no picture")); return; }
+      im.addEventListener("load", function () { resolve(im); });
+      im.addEventListener("error", function () { reject(new Error("no picture")); });
+    });
+  }
+
+  // -- a frame composited at its natural size: the default picture, the overlay drawn over it ------
+  var KEEP = 48;  // whole frames kept per explorer (object URLs), the least recently shown go first
+
+  Engine.prototype.compose = function (file) {
+    var hit = this.composed[file], self = this;
+    if (hit) return hit;
+    if (this.layers) return Promise.reject(new Error("no canvas"));
+    if (!this.under) {
+      var base = new Image();
+      base.src = this.original;
+      this.under = decoded(base);
+    }
+    var made = Promise.all([this.under, decoded(this.picture(file))]).then(function (ims) {
+      var base = ims[0], canvas = document.createElement("canvas");
+      canvas.width = base.naturalWidth;
+      canvas.height = base.naturalHeight;
+      var ctx = canvas.getContext("2d");
+      ctx.drawImage(base, 0, 0);
+      ctx.drawImage(ims[1], 0, 0);  // opaque where the frame differs, transparent elsewhere: exact
+      return new Promise(function (resolve, reject) {
+        try {
+          canvas.toBlob(function (blob) {
+            if (blob) resolve(URL.createObjectURL(blob)); else reject(new Error("no blob"));
+          }, "image/png");
+        } catch (e) {  // a canvas the page may not read back (a page opened from file://): for good
+          self.layers = true;
+          reject(e);
+        }
+      });
+    }).then(function (url) {
+      // loaded and decoded once here, and held, so showing it later is immediate
+      var whole = new Image();
+      whole.src = url;
+      self.wholes[file] = whole;
+      return decoded(whole).then(function () { return url; }, function () { return url; });
+    });
+    this.composed[file] = made;
+    this.recent.push(file);
+    made.catch(function () {
+      if (self.composed[file] === made) {
+        delete self.composed[file];
+        self.recent.splice(self.recent.indexOf(file), 1);
+      }
+    });
+    this.forget();
+    return made;
+  };
+
+  Engine.prototype.touch = function (file) {
+    var i = this.recent.indexOf(file);
+    if (i >= 0) { this.recent.splice(i, 1); this.recent.push(file); }
+  };
+
+  Engine.prototype.forget = function () {
+    while (this.recent.length > KEEP) {
+      var file = this.recent.shift(), made = this.composed[file];
+      delete this.composed[file];
+      delete this.wholes[file];
+      made.then(function (url) { URL.revokeObjectURL(url); }, function () {});
+    }
+  };
+
+  // composite the frames around the state, one after another, before the reader asks for them
+  Engine.prototype.prepare = function (files) {
+    var self = this;
+    this.ahead = files.slice(0, KEEP / 2);
+    if (this.preparing) return;
+    this.preparing = true;
+    var next = function () {
+      var file = self.ahead.shift();
+      if (file === undefined || self.layers) { self.preparing = false; return; }
+      if (self.composed[file] || file.indexOf("full-") === 0) { next(); return; }
+      self.compose(file).then(next, next);
+    };
+    next();
   };
 
   // a table's HTML from its token ids (a table listed as [-1, position, id, ...] differs from the first there)
@@ -185,19 +286,29 @@
     if (this.table) {
       this.table.innerHTML = this.tableHTML(entry[0]);
     }
-    var done = Promise.resolve();
+    var done = Promise.resolve(), asked = ++this.shown;
     if (img) {
       var file = entry[1];
+      img.setAttribute("data-cm-picture", file || "");
+      var put = function (url, under) {
+        if (asked !== self.shown) return;  // a later move asked for another picture meanwhile
+        img.style.backgroundImage = under ? 'url("' + under + '")' : "";
+        if (under) self.fit();
+        if (img.src !== url) img.src = url;
+        return img.decode ? img.decode().catch(function () {}) : undefined;
+      };
       if (!file) {
-        img.style.backgroundImage = "";
-        img.src = this.original;
+        done = Promise.resolve(put(this.original));
+      } else if (file.indexOf("full-") === 0) {
+        done = Promise.resolve(put(this.base + file));
       } else {
-        var url = this.base + file;
-        img.style.backgroundImage = file.indexOf("full-") === 0 ? "" : 'url("' + this.original + '")';
-        this.fit();
-        img.src = url;
+        this.touch(file);
+        done = this.compose(file).then(function (url) { return put(url); }, function () {
+          // not composited (the overlay did not load: the image reports it; or a canvas the page may
+          // not read back, from file://): the overlay over the default picture, as CSS layers
+          return put(self.base + file, self.original);
+        });
       }
-      done = img.decode ? img.decode().catch(function () {}) : Promise.resolve();
     }
     var words = this.controls.map(function (c) {
       var r = c.el.querySelector(".widget-readout");
@@ -210,11 +321,12 @@
     });
     this.root.setAttribute("data-cm-frame", name);
     done.then(function () {
-      self.root.setAttribute("data-cm-shown-at", String(performance.now()));
+      if (asked === self.shown) self.root.setAttribute("data-cm-shown-at", String(performance.now()));
     });
   };
 
-  // the default picture under the overlay, placed as the image itself is (object-fit, object-position)
+  // (only where a frame cannot be composited) the default picture under the overlay, placed as the
+  // image itself is (object-fit, object-position)
   Engine.prototype.fit = function () {
     var img = this.img, cs = getComputedStyle(img), fit = cs.objectFit;
     if (fit === "scale-down") {

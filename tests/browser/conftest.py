@@ -60,6 +60,11 @@ def pytest_terminal_summary(terminalreporter):
     if frames is not None and frames.LATENCY["later"]:
         terminalreporter.section("explorers moved on the static pages (tests/browser/test_frames.py)")
         terminalreporter.write_line(frames.latency_report())
+    ratios = sys.modules.get("test_frames_pixel_ratio")
+    if ratios is not None and ratios.RESULTS:
+        terminalreporter.section("explorer pictures at pixel ratios (tests/browser/test_frames_pixel_ratio.py)")
+        for ratio in sorted(ratios.RESULTS):
+            terminalreporter.write_line(ratios.report(ratio))
     if not _AXE:
         return
     rules: Counter = Counter()

@@ -28,8 +28,10 @@ explorers and its title, so it is the same in every build):
   its picture file, and a fingerprint of the default state the page must show
   (its table and a hash of its picture) so a stale set of frames is refused.
 * Pictures as *overlays* on the default picture: the pixels that differ from
-  it, opaque, the rest transparent; the page lays one over the default
-  picture (CSS background), which restores the frame exactly. Each is stored
+  it, opaque, the rest transparent; the page draws the default picture and
+  the overlay into a canvas of the picture's natural size, which restores the
+  frame exactly, and shows that one image (so the browser scales the frame
+  itself at any pixel ratio). Each is stored
   as lossless WebP or PNG, whichever is smaller, named by a hash of its bytes
   (identical frames share one file); a frame whose picture equals the default
   has none.
