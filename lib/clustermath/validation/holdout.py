@@ -44,10 +44,10 @@ from .predict import (
 from .training_time import run_ettr
 
 __all__ = [
-    "CHECKPOINT_BYTES_PER_PARAMETER", "DESIGN_IDENTITIES", "MODELS", "OUTSIDE_RING", "OUTSIDE_THROUGHPUT",
+    "CHECKPOINT_BYTES_PER_PARAMETER", "DESIGN_IDENTITIES", "ERROR_RANGE", "MEGATRON_SWITCHES", "MODELS", "OUTSIDE_RING", "OUTSIDE_THROUGHPUT",
     "ROLES", "Residual",
-    "SOFTWARE_ABLATIONS", "input_sets", "leave_one_source_out", "llama3_ettr_inputs", "loso_constants",
-    "loso_summary", "predicted_value", "residuals", "straggler_share", "summary", "throughput_prediction",
+    "SOFTWARE_ABLATIONS", "error_text", "input_sets", "leave_one_source_out", "llama3_ettr_inputs", "loso_constants",
+    "loso_summary", "megascale_two_readings", "predicted_value", "residuals", "straggler_share", "summary", "throughput_prediction",
 ]
 
 ROLES = ("calibration", "validation", "outside", "identity")
@@ -166,6 +166,57 @@ def _throughput() -> list[Residual]:
         out.append(Residual(rid, "throughput", role, MODELS["throughput"], float(r["value"]),
                             predicted_value(throughput_prediction(rid), rid), r["unit"], r["key"], note))
     return out
+
+
+ERROR_RANGE = (-1.0, 10.0)
+"""The errors a printed table shows without a flag: from −100% (a prediction of zero) to +1000%.
+An error outside it is no miss of a positive quantity's model but a slip (a percent divided by
+a fraction gives +9,900%). The opposite slip, a fraction divided by a percent, gives −99% and
+stays inside the range: tests recompute the errors a table prints for that."""
+
+
+def error_text(error: float, places: int = 1) -> str:
+    """An error ``predicted / measured − 1`` as a signed percentage, flagged outside ``ERROR_RANGE``.
+
+    NaN (nothing predicted) prints as a dash. ``places`` must be a whole number in 0..6.
+    """
+    from ..validate import whole
+    whole("places", places, low=0, high=6)
+    if math.isnan(error):
+        return "–"
+    text = f"{100.0 * error:+,.{places}f}%"
+    low, high = ERROR_RANGE
+    if not low <= error <= high:
+        text += " ⚠ outside −100%…+1000%: a unit slip?"
+    return text
+
+
+MEGATRON_SWITCHES = {"overlap": False, "flash_attention": False, "sharding": "none"}
+"""A stock Megatron-LM of 2021 as ``predict_run`` switches: no overlap, no FlashAttention, no
+sharded optimizer state."""
+
+
+def megascale_two_readings() -> pd.DataFrame:
+    """MegaScale's validation rows read two ways: with the switches MegaScale states for its stack
+    (the data file's, as ``residuals()`` predicts them) and with Megatron-LM's (``MEGATRON_SWITCHES``).
+
+    One row per run: ``gpus``, ``layers``, ``hidden``, ``measured`` (MFU, percent), and for each
+    reading the predicted MFU (percent) and the error ``predicted / measured − 1`` (a fraction):
+    ``predicted_megatron``, ``error_megatron``, ``predicted_megascale``, ``error_megascale``.
+    """
+    res = residuals("throughput")
+    frame = m.load_measurements()
+    rows = {}
+    for rid in res.index[(res["software"] == "MegaScale") & (res["role"] == "validation")]:
+        measured = float(frame.at[rid, "value"])
+        as_megatron = 100.0 * predict_run(**{**m.run_config(rid, accepts=predict_run),
+                                             **MEGATRON_SWITCHES}).mfu
+        stated = float(res.at[rid, "predicted"])
+        rows[rid] = {"gpus": int(frame.at[rid, "gpus"]), "layers": int(frame.at[rid, "layers"]),
+                     "hidden": int(frame.at[rid, "hidden"]), "measured": measured,
+                     "predicted_megatron": as_megatron, "error_megatron": as_megatron / measured - 1.0,
+                     "predicted_megascale": stated, "error_megascale": stated / measured - 1.0}
+    return pd.DataFrame.from_dict(rows, orient="index")
 
 
 # -- collectives --------------------------------------------------------------------------------
