@@ -233,7 +233,6 @@ def test_no_typed_model_number_in_the_chapter(chapter):
     assert offending(prose, quoted_numbers(path), ALLOWED[chapter]) == []
 
 
-@pytest.mark.xfail(strict=True, reason="the discussions are rendered from the master in the next commit")
 @pytest.mark.parametrize("chapter, master", sorted(CHAPTERS.items()))
 def test_no_typed_model_number_in_the_exercises(chapter, master):
     quoted = quoted_numbers(ROOT / "notebooks" / f"{chapter}.ipynb")
