@@ -226,6 +226,8 @@ class RunExplorer(LiveFigure):
         the CSV is read once per row, not on every update)."""
         if row not in self._rows_seen:
             field, measured = self._m.comparable(row)
+            # a share measured against another peak (FP8's), read on the model's 16-bit basis
+            measured /= self._m.peak_basis(row)
             self._rows_seen[row] = (self._m.run_config(row, accepts=predict_run), field, measured)
         return self._rows_seen[row]
 
