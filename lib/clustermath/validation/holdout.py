@@ -421,15 +421,24 @@ def input_sets(frame: pd.DataFrame | None = None) -> pd.Series:
 
     For throughput rows the inputs are ``predict_run``'s keywords read from the row
     (``measurements.run_config``): two rows that share every one of them get one prediction, so
-    they are one piece of evidence, however many figures were measured on them. Every other
-    family's row is a set of its own. ``frame`` defaults to ``residuals()``.
+    they are one piece of evidence, however many figures were measured on them. In the other
+    families a model's inputs are few (a rate, a link, a job size), and rows its model gives the
+    same prediction in the same unit share them: ByteDance's three straggler figures, all predicted
+    at one job size, are one set; a row predicted with its calibration row's own value (another
+    fleet's failure rate, a layer time with the reference's FLOPs) shares that row's set, and
+    ``summary`` counts no set that holds a calibration row as validation. A row with nothing
+    predicted is a set of its own. ``frame`` defaults to ``residuals()``.
     """
     frame = residuals() if frame is None else frame
     first: dict[tuple, str] = {}
     out = {}
     for rid, family in frame["family"].items():
-        key = (("throughput",) + tuple(sorted(m.run_config(rid, accepts=predict_run).items()))
-               if family == "throughput" else (rid,))
+        if family == "throughput":
+            key = ("throughput",) + tuple(sorted(m.run_config(rid, accepts=predict_run).items()))
+        elif math.isnan(frame.at[rid, "predicted"]):
+            key = (rid,)
+        else:
+            key = (family, frame.at[rid, "model"], frame.at[rid, "unit"], float(frame.at[rid, "predicted"]))
         out[rid] = first.setdefault(key, rid)
     return pd.Series(out, name="inputs", dtype=object)
 
