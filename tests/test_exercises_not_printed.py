@@ -1,4 +1,5 @@
-"""No graded answer of chapter 6's exercises can be copied from the chapter (issue 27).
+"""No graded answer of chapter 6's exercises can be copied from the chapter or its own prompt
+(issues 27 and 39).
 
 Every value a hidden test grades (a number, or a tuple of numbers, handed in under a
 ``qN_`` name) is compared with every number the chapter's stored outputs print (text,
@@ -114,3 +115,28 @@ def test_no_graded_answer_is_a_number_the_chapter_prints(master, chapter):
     printed = printed_numbers(ROOT / "notebooks" / f"{chapter}.ipynb")
     assert len(printed) > 500
     assert hits(values, printed) == []
+
+
+def prompt_numbers(master: pathlib.Path) -> list[float]:
+    """Every number in a master's prompts: its markdown cells that the student copy keeps."""
+    nb = json.loads(master.read_text())
+    numbers = []
+    for cell in nb["cells"]:
+        tags = cell.get("metadata", {}).get("tags", [])
+        if cell["cell_type"] != "markdown" or "solutions-only" in tags:
+            continue
+        for token in NUMBER.findall(_source(cell)):
+            token = token.replace(",", "").replace("−", "-")
+            try:
+                numbers.append(float(token))
+            except ValueError:
+                continue
+    return [x for x in numbers if x != 0.0]
+
+
+@pytest.mark.parametrize("master", sorted(PAIRS))
+def test_no_graded_answer_is_a_number_its_prompt_prints(master):
+    path = ROOT / "solutions" / f"{master}.ipynb"
+    printed = prompt_numbers(path)
+    assert len(printed) > 100
+    assert hits(graded_values(path), printed) == []

@@ -64,3 +64,28 @@ def test_changed_stored_number_fails(opening, tmp_path):
     result = run_nbval(copy)
     assert result.returncode != 0, "nbval accepted a notebook whose stored number was changed"
     assert "3,201" in result.stdout and "3,200" in result.stdout, result.stdout[-2000:]
+
+
+def test_changed_number_in_rendered_prose_fails(tmp_path):
+    """Chapter 6's prose is markdown a code cell renders (``views.base.prose``): nbval compares
+    that ``text/markdown`` output, so a stale number in a paragraph fails like one in a table."""
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    source = ('from clustermath.views.base import prose\n'
+              'prose("""The bubble is {{share}} of the step.""", share=f"{0.313:.1%}")')
+    cell = nbformat.v4.new_code_cell(source)
+    nb.cells = [cell]
+    stored = "The bubble is 31.3% of the step."
+    cell.execution_count = 1
+    cell.outputs = [nbformat.v4.new_output("execute_result", execution_count=1,
+                                           data={"text/markdown": stored,
+                                                 "text/plain": "<IPython.core.display.Markdown object>"})]
+    good = tmp_path / "prose.ipynb"
+    nbformat.write(nb, good)
+    result = run_nbval(good)
+    assert result.returncode == 0, result.stdout + result.stderr
+    cell.outputs[0]["data"]["text/markdown"] = stored.replace("31.3%", "29%")
+    stale = tmp_path / "stale.ipynb"
+    nbformat.write(nb, stale)
+    result = run_nbval(stale)
+    assert result.returncode != 0 and "text/markdown" in result.stdout, result.stdout

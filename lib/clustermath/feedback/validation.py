@@ -70,10 +70,10 @@ MISCONCEPTIONS = (
     Misconception(
         "bubble_dominates", "the pipeline bubble assumed to be the loss that grows, without computing it",
         "Compute the parts before naming one. Here six interleaved chunks keep the bubble to a few percent "
-        "of the step. Which part then grows depends on the run and on the model's constants: with none "
-        "of the gradient all-reduce hidden (dp_overlap = 0, as fitted) it is the data-parallel wait, "
-        "whose bytes per GPU do not shrink; a stack that hides half of it would rank it level with the "
-        "tensor-parallel wait.",
+        "of the step. Which part then grows depends on the run and on what its stack hides: with none "
+        "of the gradient all-reduce hidden (no overlap, which the data assumes for Megatron-LM as "
+        "MegaScale ran it) it is the data-parallel wait, whose bytes per GPU do not shrink; a stack that "
+        "hid a large enough share of it would rank it below the tensor-parallel wait.",
         "ch6-bubble-drop"),
     Misconception(
         "interleaving_ignored", "the schedule's interleaving left at its assumed value",

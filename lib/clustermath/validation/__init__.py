@@ -26,7 +26,7 @@ from .training_time import __all__ as _training_time_all
 _MEASUREMENTS = (
     "CSV_NAME", "Check", "DISAGREEMENTS", "DISAGREEMENT_KINDS", "Disagreement", "FAMILIES", "KNOWN_UNITS",
     "LLAMA3_TABLE5", "MODEL_INPUTS", "PREDICT_RUN_INPUTS", "assumed_columns", "comparable", "cross_checks", "csv_path",
-    "disagreements", "family", "load_measurements", "printed", "run_config",
+    "disagreements", "family", "load_measurements", "peak_basis", "printed", "run_config",
 )
 
 __all__ = [*_predict_all, *_training_time_all]

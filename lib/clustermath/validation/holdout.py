@@ -44,10 +44,10 @@ from .predict import (
 from .training_time import run_ettr
 
 __all__ = [
-    "CHECKPOINT_BYTES_PER_PARAMETER", "DESIGN_IDENTITIES", "MODELS", "OUTSIDE_RING", "OUTSIDE_THROUGHPUT",
-    "ROLES", "Residual",
-    "SOFTWARE_ABLATIONS", "input_sets", "leave_one_source_out", "llama3_ettr_inputs", "loso_constants",
-    "loso_summary", "predicted_value", "residuals", "straggler_share", "summary", "throughput_prediction",
+    "CHECKPOINT_BYTES_PER_PARAMETER", "DESIGN_IDENTITIES", "ERROR_RANGE", "MEGATRON_SWITCHES", "MODELS", "OUTSIDE_RING", "OUTSIDE_THROUGHPUT",
+    "FP8_PEAK_NOTE", "ROLES", "Residual",
+    "SOFTWARE_ABLATIONS", "error_text", "input_sets", "leave_one_source_out", "llama3_ettr_inputs", "loso_constants",
+    "loso_summary", "megascale_two_readings", "predicted_value", "residuals", "straggler_share", "summary", "throughput_prediction",
 ]
 
 ROLES = ("calibration", "validation", "outside", "identity")
@@ -62,13 +62,14 @@ SOFTWARE_ABLATIONS = tuple(f"ms24-t3-{i}" for i in range(2, 10))
 another (parallel block, sliding-window attention, TP/PP/DP overlap, operators, LAMB).
 ``predict_run`` describes the Megatron-LM stack of row 1, so these are ``outside``."""
 
-OUTSIDE_THROUGHPUT = {
-    rid: "FP8 measured slower than BF16 on the same shape in the same table: an early FP8 integration, a "
-         "software effect outside the model"
-    for rid in ("mosaic23-h100fp8-3b-s8192-g8", "mosaic23-h100fp8-3b-s512-g8", "mosaic23-h100fp8-1b-s512-g8")
-}
-"""Throughput rows the model is known not to describe: MosaicML's 2023 FP8 rows run at 0.58-0.65× the
-BF16 rows beside them, where FP8 cannot be slower in a stack whose GEMMs use the 8-bit peak."""
+OUTSIDE_THROUGHPUT: dict[str, str] = {}
+"""Throughput rows the model is known not to describe, with the reason: none now. MosaicML's 2023 FP8
+rows stood here once, as "FP8 measured slower than BF16 beside it"; that was a unit slip of the data
+file (their MFU divides by the FP8 peak, 1,979 TFLOP/s, and the file paired them with 989). On one basis
+FP8 is faster than the BF16 row beside it, and the rows are validation rows (``FP8_PEAK_NOTE``)."""
+
+FP8_PEAK_NOTE = "MFU against the FP8 peak, 1,979 TFLOP/s (llm-foundry's collect_results.py)"
+"""The note of a row whose MFU divides by another peak than the 16-bit one (``mfu_peak_tflops``)."""
 
 NARROW_HOPPER = ("a narrow model on H100: its small layers cost more than the roofline's GEMMs and "
                  "element-wise bytes count")
@@ -132,11 +133,12 @@ def predicted_value(prediction: RunPrediction, row: str) -> float:
     The row's metric decides the field (``measurements.comparable``): an MFU is the model-FLOP
     share, a "percent of peak" counted with recomputation (Narayanan et al.) is the HFU,
     a TFLOP/s per GPU counts executed FLOPs when the source counts them so, an iteration
-    time is the step. Shares come back in percent, as the CSV prints them.
+    time is the step. Shares come back in percent, as the CSV prints them, on the row's own peak
+    (``measurements.peak_basis``: an MFU measured against the FP8 peak is predicted against it).
     """
     field, _ = m.comparable(row)
     value = float(getattr(prediction, field))
-    return 100.0 * value if field in _PERCENT else value
+    return 100.0 * value * m.peak_basis(row) if field in _PERCENT else value
 
 
 @functools.lru_cache(maxsize=None)
@@ -163,9 +165,62 @@ def _throughput() -> list[Residual]:
             note = POWER_CAPPED
         elif role == "validation" and r["peak_tflops"] > 400 and r["hidden"] <= 4096:
             note = NARROW_HOPPER
+        if role == "validation" and not math.isnan(r["mfu_peak_tflops"]):
+            note = f"{FP8_PEAK_NOTE}; {note}" if note else FP8_PEAK_NOTE
         out.append(Residual(rid, "throughput", role, MODELS["throughput"], float(r["value"]),
                             predicted_value(throughput_prediction(rid), rid), r["unit"], r["key"], note))
     return out
+
+
+ERROR_RANGE = (-1.0, 10.0)
+"""The errors a printed table shows without a flag: from −100% (a prediction of zero) to +1000%.
+An error outside it is no miss of a positive quantity's model but a slip (a percent divided by
+a fraction gives +9,900%). The opposite slip, a fraction divided by a percent, gives −99% and
+stays inside the range: tests recompute the errors a table prints for that."""
+
+
+def error_text(error: float, places: int = 1) -> str:
+    """An error ``predicted / measured − 1`` as a signed percentage, flagged outside ``ERROR_RANGE``.
+
+    NaN (nothing predicted) prints as a dash. ``places`` must be a whole number in 0..6.
+    """
+    from ..validate import whole
+    whole("places", places, low=0, high=6)
+    if math.isnan(error):
+        return "–"
+    text = f"{100.0 * error:+,.{places}f}%"
+    low, high = ERROR_RANGE
+    if not low <= error <= high:
+        text += " ⚠ outside −100%…+1000%: a unit slip?"
+    return text
+
+
+MEGATRON_SWITCHES = {"overlap": False, "flash_attention": False, "sharding": "none"}
+"""A stock Megatron-LM of 2021 as ``predict_run`` switches: no overlap, no FlashAttention, no
+sharded optimizer state."""
+
+
+def megascale_two_readings() -> pd.DataFrame:
+    """MegaScale's validation rows read two ways: with the switches MegaScale states for its stack
+    (the data file's, as ``residuals()`` predicts them) and with Megatron-LM's (``MEGATRON_SWITCHES``).
+
+    One row per run: ``gpus``, ``layers``, ``hidden``, ``measured`` (MFU, percent), and for each
+    reading the predicted MFU (percent) and the error ``predicted / measured − 1`` (a fraction):
+    ``predicted_megatron``, ``error_megatron``, ``predicted_megascale``, ``error_megascale``.
+    """
+    res = residuals("throughput")
+    frame = m.load_measurements()
+    rows = {}
+    for rid in res.index[(res["software"] == "MegaScale") & (res["role"] == "validation")]:
+        measured = float(frame.at[rid, "value"])
+        as_megatron = 100.0 * predict_run(**{**m.run_config(rid, accepts=predict_run),
+                                             **MEGATRON_SWITCHES}).mfu
+        stated = float(res.at[rid, "predicted"])
+        rows[rid] = {"gpus": int(frame.at[rid, "gpus"]), "layers": int(frame.at[rid, "layers"]),
+                     "hidden": int(frame.at[rid, "hidden"]), "measured": measured,
+                     "predicted_megatron": as_megatron, "error_megatron": as_megatron / measured - 1.0,
+                     "predicted_megascale": stated, "error_megascale": stated / measured - 1.0}
+    return pd.DataFrame.from_dict(rows, orient="index")
 
 
 # -- collectives --------------------------------------------------------------------------------
@@ -347,15 +402,16 @@ def residuals(family: str | None = None) -> pd.DataFrame:
     """Every residual (or one family's) as a DataFrame indexed by row id.
 
     Columns: ``family``, ``role``, ``model``, ``measured``, ``predicted``, ``unit``, ``error``
-    (``predicted/measured − 1``), ``key`` (the source), ``system``, ``software`` (from the CSV)
-    and ``note``.
+    (``predicted/measured − 1``), ``key`` (the source), ``system``, ``software``, ``publication``
+    (from the CSV) and ``note``.
     """
     rows = _all() if family is None else [r for r in _all() if r.family == one_of("family", family, m.FAMILIES)]
     data = m.load_measurements()
     frame = pd.DataFrame([
         {"id": r.id, "family": r.family, "role": r.role, "model": r.model, "measured": r.measured,
          "predicted": r.predicted, "unit": r.unit, "error": r.error, "key": r.key,
-         "system": data.at[r.id, "system"], "software": data.at[r.id, "software"], "note": r.note}
+         "system": data.at[r.id, "system"], "software": data.at[r.id, "software"],
+         "publication": data.at[r.id, "publication"], "note": r.note}
         for r in rows])
     return frame.set_index("id", drop=False)
 
@@ -365,15 +421,24 @@ def input_sets(frame: pd.DataFrame | None = None) -> pd.Series:
 
     For throughput rows the inputs are ``predict_run``'s keywords read from the row
     (``measurements.run_config``): two rows that share every one of them get one prediction, so
-    they are one piece of evidence, however many figures were measured on them. Every other
-    family's row is a set of its own. ``frame`` defaults to ``residuals()``.
+    they are one piece of evidence, however many figures were measured on them. In the other
+    families a model's inputs are few (a rate, a link, a job size), and rows its model gives the
+    same prediction in the same unit share them: ByteDance's three straggler figures, all predicted
+    at one job size, are one set; a row predicted with its calibration row's own value (another
+    fleet's failure rate, a layer time with the reference's FLOPs) shares that row's set, and
+    ``summary`` counts no set that holds a calibration row as validation. A row with nothing
+    predicted is a set of its own. ``frame`` defaults to ``residuals()``.
     """
     frame = residuals() if frame is None else frame
     first: dict[tuple, str] = {}
     out = {}
     for rid, family in frame["family"].items():
-        key = (("throughput",) + tuple(sorted(m.run_config(rid, accepts=predict_run).items()))
-               if family == "throughput" else (rid,))
+        if family == "throughput":
+            key = ("throughput",) + tuple(sorted(m.run_config(rid, accepts=predict_run).items()))
+        elif math.isnan(frame.at[rid, "predicted"]):
+            key = (rid,)
+        else:
+            key = (family, frame.at[rid, "model"], frame.at[rid, "unit"], float(frame.at[rid, "predicted"]))
         out[rid] = first.setdefault(key, rid)
     return pd.Series(out, name="inputs", dtype=object)
 
@@ -434,7 +499,9 @@ def peak_assumed(row: pd.Series) -> bool:
 
 @functools.lru_cache(maxsize=None)
 def _loso_fit(source: str) -> tuple[tuple[tuple[str, str, float], ...], tuple[tuple[str, float], ...]]:
-    """((constant, row fitted on, value), ...) and the full set of constants, refitted without ``source``.
+    """((constant, row fitted on, value), ...) and the full set of constants, refitted without ``source``,
+    a *publication* (the data's ``publication`` column: two bibliography keys read in one document
+    are one source).
 
     A constant whose row belongs to ``source`` is refitted: a throughput constant on the remaining
     throughput row (not one of MegaScale's ablations, not a row another constant uses, not a row
@@ -446,14 +513,15 @@ def _loso_fit(source: str) -> tuple[tuple[tuple[str, str, float], ...], tuple[tu
     by more than 1e-12.
     """
     frame = m.family("throughput")
+    publication = _publications()
     used = {c.row for c in CALIBRATION}
-    candidates = [rid for rid, r in frame.iterrows() if r["key"] != source and rid not in SOFTWARE_ABLATIONS
+    candidates = [rid for rid, r in frame.iterrows() if r["publication"] != source and rid not in SOFTWARE_ABLATIONS
                   and rid not in OUTSIDE_THROUGHPUT and not peak_assumed(r)]
     fixed: dict[str, float] = {}
     solved = []
     plan: list[tuple[str, str]] = []
     for c in CALIBRATION:
-        if c.source != source:
+        if publication.get(c.source, c.source) != source:
             row = c
         elif c.run:
             free = [rid for rid in candidates if rid not in used]
@@ -483,10 +551,17 @@ def _loso_fit(source: str) -> tuple[tuple[tuple[str, str, float], ...], tuple[tu
     return (tuple((k, r, fixed[k]) for k, r in plan), tuple(fixed.items()))
 
 
+def _publications() -> dict[str, str]:
+    """Bibliography key -> the publication it was read in (the data's ``publication`` column)."""
+    data = m.load_measurements()
+    return dict(zip(data["key"], data["publication"]))
+
+
 def loso_constants(source: str) -> pd.DataFrame:
-    """The constants refitted without ``source``: ``constant``, ``row`` (fitted on; ``""`` if none is left),
-    ``value``, ``default`` (the value fitted on every source) and ``moved`` (whether its row changed)."""
-    one_of("source", source, tuple(dict.fromkeys(m.family("throughput")["key"])))
+    """The constants refitted without ``source`` (a publication of the throughput rows): ``constant``,
+    ``row`` (fitted on; ``""`` if none is left), ``value``, ``default`` (the value fitted on every
+    source) and ``moved`` (whether its row changed)."""
+    one_of("source", source, tuple(dict.fromkeys(m.family("throughput")["publication"])))
     plan, _ = _loso_fit(source)
     default = {c.constant: (c.row, c.value) for c in CALIBRATION}
     return pd.DataFrame([{"constant": k, "row": r, "value": v, "default": default[k][1],
@@ -497,7 +572,8 @@ def leave_one_source_out() -> pd.DataFrame:
     """Every throughput row the single split fits or validates, predicted with constants refitted without
     its own source (``loso_constants``).
 
-    Columns: ``id``, ``key`` (the source), ``measured``, ``predicted`` (in the row's unit), ``error``
+    Columns: ``id``, ``key`` (the bibliography key), ``publication`` (the source left out), ``measured``,
+    ``predicted`` (in the row's unit), ``error``
     (``predicted/measured − 1``), ``single_split`` (the row's error at the calibrated defaults),
     ``inputs`` (its input set, ``input_sets``) and ``software``.
     """
@@ -506,17 +582,18 @@ def leave_one_source_out() -> pd.DataFrame:
     data = m.load_measurements()
     out = []
     for rid, r in single[single["role"].isin(("calibration", "validation"))].iterrows():
-        constants = dict(_loso_fit(r["key"])[1])
+        constants = dict(_loso_fit(r["publication"])[1])
         p = predict_run(**{**m.run_config(rid, accepts=predict_run), **constants})
         predicted = predicted_value(p, rid)
-        out.append({"id": rid, "key": r["key"], "measured": r["measured"], "predicted": predicted,
+        out.append({"id": rid, "key": r["key"], "publication": r["publication"], "measured": r["measured"],
+                    "predicted": predicted,
                     "error": predicted / r["measured"] - 1.0, "single_split": r["error"],
                     "inputs": sets[rid], "software": data.at[rid, "software"]})
     return pd.DataFrame(out).set_index("id", drop=False)
 
 
 def loso_summary() -> pd.DataFrame:
-    """Leave one source out, per source and pooled (the last row, ``all``).
+    """Leave one source out, per source (publication) and pooled (the last row, ``all``).
 
     Columns: ``source``, ``rows``, ``sets`` (distinct input sets), ``median_abs_error`` (median over
     the sets of each set's mean absolute error), ``worst_abs_error`` and ``worst`` (the row furthest
@@ -525,7 +602,7 @@ def loso_summary() -> pd.DataFrame:
     frame = leave_one_source_out()
     sets = frame["inputs"]
     out = []
-    for source, part in [*frame.groupby("key", sort=False), ("all", frame)]:
+    for source, part in [*frame.groupby("publication", sort=False), ("all", frame)]:
         per_set = _per_set(part["error"], sets)
         worst = part["error"].abs().idxmax()
         out.append({"source": source, "rows": len(part), "sets": len(per_set),

@@ -30,6 +30,22 @@ Columns a throughput row feeds to a step-time model: see :data:`PREDICT_RUN_INPU
 and :func:`run_config`. A value the source does not publish (a micro-batch size, the
 number of virtual pipeline stages, an NVLink rate) is filled in and named in the
 row's ``assumed`` column (``;``-separated column names), with the reason in ``note``.
+
+Three columns describe how a figure is to be read rather than the run:
+
+``publication``
+    the document a figure was read in; two bibliography keys can be one publication (MosaicML's
+    2023 and 2024 tables are the same llm-foundry README at two commits), and leaving one
+    *source* out (``holdout.leave_one_source_out``) leaves out a whole publication;
+``grad_bytes``
+    bytes per gradient element in the data-parallel reduction (``predict_run``'s ``grad_bytes``):
+    4 (FP32) on every throughput row, and on every row an assumption: no source in the data
+    prints it, and a stack that reduces in BF16 sends 2;
+``mfu_peak_tflops``
+    the peak a row's MFU divides by when it is not ``peak_tflops``, the 16-bit dense peak the
+    model works from: llm-foundry's FP8 rows give MFU against the FP8 peak, 1,979 TFLOP/s
+    (its ``collect_results.py`` divides by the precision's own peak). :func:`peak_basis`
+    converts a prediction to that basis.
 """
 from __future__ import annotations
 
@@ -48,7 +64,7 @@ from ..validate import one_of
 __all__ = [
     "CSV_NAME", "Check", "DISAGREEMENTS", "DISAGREEMENT_KINDS", "Disagreement", "FAMILIES", "KINDS", "KNOWN_UNITS",
     "LLAMA3_TABLE5", "METRICS", "MODEL_INPUTS", "PREDICT_RUN_INPUTS", "RECOMPUTE", "STATUSES",
-    "assumed_columns", "comparable", "cross_checks", "csv_path", "disagreements", "family", "korthikanti_hardware_flops",
+    "assumed_columns", "comparable", "peak_basis", "cross_checks", "csv_path", "disagreements", "family", "korthikanti_hardware_flops",
     "korthikanti_model_flops", "load_measurements", "narayanan_flops", "narayanan_params", "printed",
     "run_config",
 ]
@@ -82,11 +98,11 @@ speeds are per GPU, one direction, in GB/s; ``global_batch`` counts sequences.""
 
 MODEL_INPUTS = PREDICT_RUN_INPUTS + ("heads", "kv_heads", "ffn_hidden", "cp", "sequence_parallel",
                                      "precision", "sharding", "overlap", "flash_attention", "gated_mlp",
-                                     "memory_TBps")
-"""All configuration columns :func:`run_config` may return (the last eleven where known): the shape's
+                                     "memory_TBps", "grad_bytes")
+"""All configuration columns :func:`run_config` may return (the last twelve where known): the shape's
 heads, GQA and MLP width, context parallelism, the stack's switches (``predict.Stack``), and the GPU's
 memory bandwidth in TB/s where a source prints it or the GPU is not an A100 or H100 SXM (empty: the
-model's default for the peak, ``predict.memory_bandwidth_TBps``)."""
+model's default for the peak, ``predict.memory_bandwidth_TBps``), and the bytes a gradient is reduced in."""
 
 SWITCH_COLUMNS = ("sequence_parallel", "overlap", "flash_attention", "gated_mlp")
 """``yes``/``no`` columns, returned by :func:`run_config` as ``bool``."""
@@ -94,13 +110,13 @@ SWITCH_COLUMNS = ("sequence_parallel", "overlap", "flash_attention", "gated_mlp"
 _INT_COLUMNS = (
     "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "seq_len", "vocab", "global_batch",
     "microbatch", "gpus", "tp", "pp", "cp", "dp", "virtual_stages", "ranks", "nodes",
-    "gpus_per_node", "message_bytes", "interruptions", "node_days", "stated_tokens_per_batch",
+    "gpus_per_node", "message_bytes", "interruptions", "node_days", "stated_tokens_per_batch", "grad_bytes",
 )
 _FLOAT_COLUMNS = (
     "value", "peak_tflops", "scale_up_GBps", "scale_out_GBps", "memory_TBps", "stated_params_b",
     "stated_tflops_per_gpu", "stated_mfu_pct", "stated_hfu_pct", "stated_pct_peak",
     "stated_aggregate_pflops", "stated_iteration_s", "stated_tokens_per_s", "stated_days",
-    "link_GBps", "stated_algbw_GBps", "stated_time_us", "days", "stated_share_pct",
+    "link_GBps", "stated_algbw_GBps", "stated_time_us", "days", "stated_share_pct", "mfu_peak_tflops",
 )
 
 LLAMA3_TABLE5: dict[str, tuple[str, int, float]] = {
@@ -244,6 +260,21 @@ def comparable(row: str | pd.Series | Mapping) -> tuple[str, float]:
         raise ValueError(f"row must hold its measured figure in 'value', got {data.get('value')!r}")
     value = float(data.get("value"))
     return _COMPARABLE[key], value / 100.0 if data.get("unit") == "%" else value
+
+
+def peak_basis(row: str | pd.Series | Mapping) -> float:
+    """What a prediction's share of peak is multiplied by to be read on a throughput row's own basis.
+
+    ``peak_tflops / mfu_peak_tflops`` for an MFU or HFU measured against another peak than the
+    16-bit one the model uses (llm-foundry's FP8 rows: 989 / 1,979), else 1. ``ValueError`` for a row
+    that is not a throughput row (``comparable``).
+    """
+    field, _ = comparable(row)
+    data = _row(row)
+    other = data.get("mfu_peak_tflops")
+    if field not in ("mfu", "hfu") or not _present(other):
+        return 1.0
+    return float(data.get("peak_tflops")) / float(other)
 
 
 def assumed_columns(row: str | pd.Series | Mapping) -> tuple[str, ...]:

@@ -42,8 +42,10 @@ Design notes
 from __future__ import annotations
 
 import html
-import math
 import io
+import math
+import re
+import textwrap
 import time
 from dataclasses import fields
 from typing import Any, Callable, Mapping, Sequence
@@ -59,7 +61,7 @@ from ..check import fmt_value
 from ..labels import words
 from ..runner import SPEC_SHEET_BUILD, saturated, spec_of
 
-__all__ = ["Explorer", "Framed", "LiveFigure", "ModelView", "Slider", "encode_png", "flags", "ladder", "still", "table",
+__all__ = ["Explorer", "Framed", "LiveFigure", "ModelView", "Slider", "encode_png", "flags", "ladder", "prose", "still", "table",
            "BROKEN_BUILD", "CORRECT_COLOUR", "BROKEN_COLOUR", "FLAG_COLOUR", "LIMIT_COLOUR", "OVER"]
 
 CORRECT_COLOUR = "#1f5fa8"
@@ -154,6 +156,37 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]], *, flagged: Mapp
                         f"style='{_PAD};color:{FLAG_COLOUR};font-weight:bold'>⚠ {html.escape(flagged[r])}</td></tr>")
     return (f"<table class='cm-table' style='border-collapse:collapse;font-size:90%;margin:4px 0'>"
             f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>")
+
+
+PLACEHOLDER = re.compile(r"\{\{\s*(\w+)\s*\}\}")
+"""A number's place in a paragraph of prose: ``{{name}}`` (MyST roles keep their single braces)."""
+
+
+def prose(text: str, **values: str) -> "Markdown":
+    """A paragraph of the book's prose with the numbers the code computed put in, as Markdown.
+
+    ``text`` is MyST markdown in which every number a model or the data produces is a
+    ``{{name}}`` placeholder, and ``values`` gives each its text, formatted where it was
+    computed. A code cell that returns ``prose(...)`` (its source hidden by ``remove-input``)
+    renders in the book, in JupyterLab and on Colab alike, and nbval compares the paragraph.
+    Every placeholder needs a value and every value a placeholder (ValueError otherwise), so
+    a number cannot be left typed beside a stale one.
+    """
+    from IPython.display import Markdown
+
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError(f"text must be a non-empty string of markdown, got {text!r}")
+    wanted = PLACEHOLDER.findall(text)
+    missing = sorted(set(wanted) - set(values))
+    if missing:
+        raise ValueError(f"values must give every placeholder of text a value; missing: {', '.join(missing)}")
+    unused = sorted(set(values) - set(wanted))
+    if unused:
+        raise ValueError(f"values must each fill a placeholder of text; unused: {', '.join(unused)}")
+    for name, value in values.items():
+        if not isinstance(value, str):
+            raise ValueError(f"{name} must be text formatted where it is computed, got {value!r}")
+    return Markdown(PLACEHOLDER.sub(lambda match: values[match.group(1)], textwrap.dedent(text).strip()))
 
 
 def ladder(low: float, high: float, value: float, integer: bool) -> list[float]:

@@ -226,6 +226,8 @@ class RunExplorer(LiveFigure):
         the CSV is read once per row, not on every update)."""
         if row not in self._rows_seen:
             field, measured = self._m.comparable(row)
+            # a share measured against another peak (FP8's), read on the model's 16-bit basis
+            measured /= self._m.peak_basis(row)
             self._rows_seen[row] = (self._m.run_config(row, accepts=predict_run), field, measured)
         return self._rows_seen[row]
 
@@ -620,6 +622,8 @@ def residual_table(frame: Any) -> HTML:
     then the validation rows, then the rows outside the model, each with its measured and
     predicted figure, the error and what the prediction assumed; a validation row off by more
     than 25% is shaded."""
+    from ..validation.holdout import error_text  # pandas, as the frame itself
+
     order = {"calibration": 0, "validation": 1, "outside": 2, "identity": 3}
     frame = frame.sort_values("role", key=lambda r: r.map(order), kind="stable")
     header = ("row", "role", "measured", "predicted", "unit", "error", "note")
@@ -628,7 +632,7 @@ def residual_table(frame: Any) -> HTML:
         err = r["error"]
         rows.append((rid, ROLE_WORDS[r["role"]], f"{r['measured']:,.6g}",
                      "–" if math.isnan(r["predicted"]) else f"{r['predicted']:,.4g}", r["unit"],
-                     "–" if math.isnan(err) else f"{err:+.1%}", r["note"]))
+                     error_text(err), r["note"]))
         if not math.isnan(err) and abs(err) > 0.25 and r["role"] == "validation":
             flagged[i] = f"off by more than 25%: {rid}"
     return HTML(table(header, rows, flagged=flagged, text=(1, 4, 6), nowrap_labels=True))
