@@ -46,11 +46,14 @@ EDITIONS: dict[str, list[str]] = {
 
 
 def derived_config(repo: Path = REPO) -> dict:
-    """_config.yml with its local extensions' paths made absolute (valid from any folder)."""
+    """_config.yml with its local extensions' paths and the favicon's made absolute (valid from any folder)."""
     config = yaml.safe_load((repo / "_config.yml").read_text(encoding="utf-8"))
     sphinx = config.setdefault("sphinx", {})
     extensions = sphinx.get("local_extensions") or {}
     sphinx["local_extensions"] = {name: str((repo / path).resolve()) for name, path in extensions.items()}
+    html = config.get("html") or {}
+    if html.get("favicon"):
+        html["favicon"] = str((repo / html["favicon"]).resolve())
     return config
 
 

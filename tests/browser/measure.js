@@ -65,6 +65,12 @@
     if (p.w < 1 || p.h < 1) zero.unshift(`the picture (${Math.round(p.w)} x ${Math.round(p.h)} px)`);
     const offscreen = controls.filter(k => box(k).w >= 1 && (box(k).l < -1 || box(k).r > vw + 1))
       .map(k => text(k, 40) || k.className);
+    // A control's label cut short ("communication per step (..."): its text wider than its box.
+    const truncated = [...sub.querySelectorAll('.widget-label, .widget-readout')]
+      .filter(l => shown(l) && l.textContent.trim() && (l.scrollWidth > l.clientWidth + 1 ||
+        // or wrapped onto a second line its box has no height for
+        l.scrollHeight > l.clientHeight + 1))
+      .map(l => text(l, 40));
     // The note saying how to make it live: the page's one note, above its first explorer.
     // Explorers whose frames were computed at build time keep their controls (static-widgets.js):
     // "armed" until first touched, "ready" once the frames are loaded, "failed" if they are missing.
@@ -94,7 +100,7 @@
       title: text(sub, 50),
       picture: p, controls: c,
       arrangement: side ? 'side by side' : stacked ? 'stacked' : 'overlapping',
-      zero, offscreen,
+      zero, offscreen, truncated,
       live: liveControls(sub),
       framed, unnamed,
       note: LIVE_NOTE.test(near) && HOW.test(near),

@@ -14,7 +14,7 @@ a formula MathJax cannot parse,
 a code output cut off without a scrollbar, an unfolded code line wider than its column, a table with 1 px padding, pale grey text on
 white (axe's color-contrast, serious), a table drawn in its box's colour in dark mode (1:1,
 which axe leaves undecided), an image without alt text (axe-core's image-alt, critical), explorer controls
-pushed off the screen, a navigation drawer whose button opens nothing (phone
+pushed off the screen, control labels cut short with an ellipsis, a navigation drawer whose button opens nothing (phone
 width), and static explorers whose controls move with no kernel and no note
 (the static-widgets script removed).
 """
@@ -47,6 +47,7 @@ MARK = "planted-defect"
 
 STYLE = f"""<style id="{MARK}-style">
   .widget-subarea .widget-slider {{ position: relative; left: 3000px; }}
+  html body .cm-explorer .widget-inline-hbox .widget-label {{ white-space: nowrap !important; overflow: hidden !important; text-overflow: ellipsis !important; width: 30px !important; }}
   #pst-primary-sidebar, .bd-sidebar-primary {{ display: none !important; }}
   html[data-theme="dark"] .{MARK}-ghost {{ color: #cfd6dd; background-color: #cfd6dd; }}
 </style>"""
@@ -137,6 +138,11 @@ def test_axe_catches_an_image_without_alt_text(planted):
 
 def test_layout_check_catches_controls_off_the_screen(planted):
     assert mentions(explorer_problems(planted["desktop"]), "controls off the screen")
+
+
+def test_explorer_check_catches_a_label_cut_short(planted):
+    # "communication per step (..." in chapter 1 once hid the unit of the slider it names
+    assert mentions(explorer_problems(planted["desktop"]), "labels cut short")
 
 
 def test_drawer_check_catches_a_navigation_button_that_opens_nothing(planted):

@@ -61,6 +61,8 @@ def explorer_problems(v) -> list[str]:
             bad.append(f"{where}: zero width: {', '.join(e['zero'][:4])}")
         if e["offscreen"]:
             bad.append(f"{where}: controls off the screen: {', '.join(e['offscreen'][:4])}")
+        if e.get("truncated"):
+            bad.append(f"{where}: labels cut short: {', '.join(e['truncated'][:4])}")
     return bad
 
 
