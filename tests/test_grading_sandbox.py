@@ -273,7 +273,7 @@ def test_plan_and_verdict_do_not_import_each_other():
 
 def test_the_seccomp_program_checks_the_table_before_the_number():
     program = seccomp.sandbox_filter("x86_64")
-    assert len(program) % 8 == 0 and len(program) // 8 == 13 + len(seccomp.REFUSED)
+    assert len(program) % 8 == 0 and len(program) // 8 == 16 + len(seccomp.REFUSED) + len(seccomp.FCNTL_REFUSED)
     assert seccomp.sandbox_filter("riscv-unknown") is None
     import struct
     ops = [struct.unpack("=HBBI", program[i:i + 8]) for i in range(0, len(program), 8)]
@@ -284,8 +284,10 @@ def test_the_seccomp_program_checks_the_table_before_the_number():
     for i, (code, jt, jf, k) in enumerate(ops):  # every jump lands inside the program
         if code in (0x15, 0x45):
             assert i + 1 + jt < len(ops) and i + 1 + jf < len(ops)
+    assert {numbers[n] for n in ("inotify_init", "inotify_init1", "inotify_add_watch", "flock")} <= compared
+    assert set(seccomp.FCNTL_REFUSED) <= compared  # fcntl's lock commands, after its number
     for machine, (_, table) in seccomp.ARCHES.items():  # every refused call has a number on every machine
-        assert set(seccomp.REFUSED) | {"clone", "clone3"} <= set(table), machine
+        assert set(seccomp.REFUSED) - {"inotify_init"} | {"clone", "clone3", "fcntl"} <= set(table), machine
         assert len(set(table.values())) == len(table), machine
 
 
@@ -806,6 +808,58 @@ def test_the_sandbox_shares_no_writable_kernel_state():
     assert found.pop("proc_sys") == {"$": "list", "v": []} or found.get("proc_sys") is None
     assert found.pop("hidden") == 0 and found.pop("large") == 0 and found.pop("works") == "ok"
     assert found == {name: 1 for name in found}, found  # EPERM, every one
+
+
+WATCH_AND_LOCK_PROBE = r'''
+import ctypes, fcntl, os, struct
+libc = ctypes.CDLL(None, use_errno=True)
+def call(nr, *a):
+    return 0 if libc.syscall(nr, *a) != -1 else ctypes.get_errno()
+n = {'x86_64': dict(inotify_init=253, inotify_init1=294, inotify_add_watch=254, flock=73, fcntl=72),
+     'aarch64': dict(inotify_init1=26, inotify_add_watch=27, flock=32, fcntl=25)}[os.uname().machine]
+fd = os.open('/usr/bin/env', os.O_RDONLY)
+lock = ctypes.create_string_buffer(struct.pack('hhqqi', fcntl.F_RDLCK, 0, 0, 0, 0), 64)
+probe = {'inotify_init': call(n['inotify_init']) if 'inotify_init' in n else 1,
+         'inotify_init1': call(n['inotify_init1'], 0),
+         'inotify_add_watch': call(n['inotify_add_watch'], -1, b'/usr/bin/env', 0xfff),  # EBADF if allowed
+         'flock': call(n['flock'], fd, fcntl.LOCK_SH | fcntl.LOCK_NB)}
+for name, cmd in (('F_GETLK', 5), ('F_SETLK', 6), ('F_SETLKW', 7), ('F_OFD_GETLK', 36), ('F_OFD_SETLK', 37),
+                  ('F_OFD_SETLKW', 38), ('F_NOTIFY', 1026)):
+    probe[name] = call(n['fcntl'], fd, cmd, lock)
+try:
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    probe['python_flock'] = 'locked'
+except OSError as exc:
+    probe['python_flock'] = exc.errno
+probe['F_GETFL'] = fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_RDONLY  # other commands still work
+probe['F_SETFD'] = fcntl.fcntl(fd, fcntl.F_SETFD, fcntl.FD_CLOEXEC) == 0
+'''
+WATCH_AND_LOCK_CALLS = ("inotify_init", "inotify_init1", "inotify_add_watch", "flock", "python_flock", "F_GETLK",
+                        "F_SETLK", "F_SETLKW", "F_OFD_GETLK", "F_OFD_SETLK", "F_OFD_SETLKW", "F_NOTIFY")
+
+
+@pytest.fixture(scope="module")
+def watch_and_lock_probe():
+    import nbformat
+    import clustermath
+
+    if not seccomp.sandbox_filter():
+        pytest.skip("no seccomp numbers for this machine")
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(WATCH_AND_LOCK_PROBE)])
+    run = sandbox.run(nbformat.writes(nb).encode(), "probe.ipynb", ["probe"], [], LIMITS,
+                      pathlib.Path(clustermath.__file__).parent)
+    record = next(json.loads(line) for line in run.lines if line.startswith(b'{"event":"name"'))
+    return dict(record["value"]["v"])
+
+
+@NEEDS_BWRAP
+@pytest.mark.parametrize("call", WATCH_AND_LOCK_CALLS)
+def test_file_watches_and_locks_are_refused_in_the_sandbox(watch_and_lock_probe, call):
+    """Issue 44, finding 2: inotify saw every open of a shared read-only file and a neighbour's shared
+    lock made LOCK_EX|LOCK_NB fail: two exact channels between notebooks graded at once. Each call fails
+    with EPERM inside the sandbox; fcntl's other commands still work."""
+    assert watch_and_lock_probe[call] == 1, (call, watch_and_lock_probe[call])
+    assert watch_and_lock_probe["F_GETFL"] is True and watch_and_lock_probe["F_SETFD"] is True
 
 
 # ---------------------------------------------------------------- round three (issue 29): outside the sandbox

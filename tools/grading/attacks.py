@@ -21,6 +21,11 @@ every budget to the last second, a flood of empty lines; and, for teaching,
 simulations replaced by their formula or deaf to their seed, an exercise
 answered by the book's own model, and three honest slips.
 
+The fourth round (issue 44) aims at what still crossed between sandboxes:
+file watches and locks between two notebooks graded at once, the page cache
+left by one notebook for a later one, another student's file names filling a
+student's cap, and a huge expression that kept the verdict worker parsing.
+
 ``MANIFEST`` (below) says, for each file, what the grader must make of it,
 ``NOTES`` what its note must say; ``tests/test_grading_sandbox.py`` builds the
 folder, grades it and checks.
@@ -772,6 +777,53 @@ def third_round(folder: pathlib.Path, *, deep: int = DEEP_LEVELS, duplicates: in
         [f"hank/hw_{i}.ipynb" for i in range(sparse)]
 
 
+# ---------------------------------------------------------------- round four (issue 44)
+
+WATCH_GIVER = """
+import fcntl, os, time
+_shared = os.__file__  # a read-only file every sandbox can open
+_end = time.monotonic() + 5
+while time.monotonic() < _end:  # every open is an IN_OPEN event for a watcher; a shared lock blocks LOCK_EX
+    _fd = os.open(_shared, os.O_RDONLY)
+    try:
+        fcntl.flock(_fd, fcntl.LOCK_SH)
+    except OSError:
+        pass
+    time.sleep(0.05)
+    os.close(_fd)
+"""
+
+WATCH_SIGNAL = """import ctypes, errno, fcntl, os
+    libc = ctypes.CDLL(None, use_errno=True)
+    fd = libc.inotify_init1(os.O_NONBLOCK)
+    if fd >= 0 and libc.inotify_add_watch(fd, os.__file__.encode(), 0x20) >= 0:  # IN_OPEN
+        import time
+        time.sleep(0.2)
+        try:
+            if os.read(fd, 4096):  # someone else opened it: the giver is running
+                return True
+        except BlockingIOError:
+            pass
+    try:  # the giver's shared lock makes an exclusive one fail with EWOULDBLOCK
+        lock = os.open(os.__file__, os.O_RDONLY)
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fcntl.flock(lock, fcntl.LOCK_UN)
+    except OSError as exc:
+        return exc.errno == errno.EWOULDBLOCK
+    return False"""
+
+
+def fourth_round(folder: pathlib.Path) -> None:
+    """Write issue 44's submissions into ``folder``."""
+    out = {
+        # graded side by side at JOBS=2: the giver opens and locks a shared file, the taker watches it
+        "cheat_inotify_1_giver.ipynb": _with_cell(filled(), WATCH_GIVER),
+        "cheat_inotify_2_taker.ipynb": _taker("ch01_exercises", WATCH_SIGNAL),
+    }
+    for name, nb in out.items():
+        nbformat.write(nb, folder / name)
+
+
 # What the grader must make of each file: (allowed statuses, "zero" | "full" | "slow" | "less").
 GRADED = ("graded", "graded-with-errors")
 LONG_NAME = "long_" + "n" * (255 - len("long_") - len(".ipynb")) + ".ipynb"
@@ -840,6 +892,9 @@ MANIFEST: dict[str, tuple[tuple[str, ...], str]] = {
     "padded_0.ipynb": (("graded",), "full"),
     "padded_neighbour.ipynb": (("graded",), "full"),
     "frank_neighbour/ch01.ipynb": (("graded",), "full"),
+    # ---- round four (issue 44): inotify and file locks between neighbours
+    "cheat_inotify_1_giver.ipynb": (("graded",), "full"),
+    "cheat_inotify_2_taker.ipynb": (GRADED, "zero"),
 }
 THIRD_ROUND_BULK = {"frank/": (("too-deep",), "zero"), "gina/": (("not-a-notebook", "left-out"), "zero"),
                     "hank/": (("not-a-notebook", "left-out"), "zero")}
@@ -895,6 +950,7 @@ def build(folder: pathlib.Path, paths: dict[str, str],
     nbformat.write(solved("ch03_exercises"), folder / "carol" / "ch03.ipynb")
     (folder / "notes.txt").write_text("=1+2\n")
     manifest = dict(MANIFEST)
+    fourth_round(folder)
     for name in third_round(folder):
         manifest[name] = next(v for k, v in THIRD_ROUND_BULK.items() if name.startswith(k))
     return manifest
