@@ -943,6 +943,31 @@ def test_caps_per_student_folder_and_duplicate_flags_stay_small(tmp_path):
     assert max(len(o.flags) for o in group) < 120
 
 
+def test_caps_come_after_grouping_and_keep_the_students_own_file(tmp_path):
+    """Issue 44, finding 3: 100 three-byte files named ``bob_hw (1).ipynb``... filled Bob's cap and sorted
+    before ``bob_hw.ipynb``, which was left out. Files are grouped by student first; in an overfull group
+    the student's own name and the files that look like notebooks come first; the kept ones are flagged."""
+    import attacks
+    import nbformat
+
+    nbformat.write(attacks.filled(), tmp_path / "bob_hw.ipynb")
+    for i in range(1, 121):
+        (tmp_path / f"bob_hw ({i}).ipynb").write_bytes(b"{}\n")
+    nbformat.write(attacks.filled(), tmp_path / "bob_hw (200).ipynb")  # a real copy: kept before the decoys
+    nbformat.write(attacks.filled(), tmp_path / "carol_hw.ipynb")
+    assert grade.own_name("bob_hw.ipynb") and not grade.own_name("bob_hw (1).ipynb")
+    assert grade.own_name("alice/ch01.ipynb") and not grade.own_name("alice/ch01 (1).ipynb")
+    entries = {e.relpath: e for e in grade.collect(tmp_path)}
+    kept = [name for name, e in entries.items() if not e.skip]
+    assert "bob_hw.ipynb" in kept and "bob_hw (200).ipynb" in kept and "carol_hw.ipynb" in kept
+    assert len(kept) == grade.MAX_FILES_PER_STUDENT + 1
+    assert sum(e.skip is not None and e.skip[0] == "left-out" for e in entries.values()) == 22
+    assert entries["bob_hw.ipynb"].flag.startswith("overfull: 122 files for 'bob_hw'") and not entries["carol_hw.ipynb"].flag
+    outcome = grade.Outcome("bob_hw.ipynb", "graded", own_flags=entries["bob_hw.ipynb"].flag)
+    grade.flag_duplicates([outcome])
+    assert outcome.flags.startswith("overfull:")
+
+
 def test_model_calls_are_charged_to_every_question_a_cell_assigns():
     """Issue 29, defect 6: a cell's model calls counted only for the question whose check followed it."""
     import types
@@ -1025,3 +1050,78 @@ def test_the_notebook_is_read_in_the_worker_under_a_time_limit():
         assert worker.inspect(b"   ", True, ".ipynb", ["ch01"], 30.0)["status"] == "empty"
     finally:
         worker.close()
+
+
+# ---------------------------------------------------------------- round four (issue 44)
+
+HUGE_CELL = "a," * 2_500_000 + "a"
+"""Issue 44, finding 4: a 5 MB cell of ``a,a,a,...`` took each verdict worker to 3.2 GB and about 33 s."""
+
+
+def test_the_verdict_worker_has_a_memory_limit_and_parses_no_huge_cell():
+    """The worker caps its own address space (RLIMIT_AS) before it reads anything; a cell over
+    ``MAX_PARSE_CHARS`` is not parsed but listed; the worker's CPU time as /proc counts it is what the
+    reply reports (``grader_seconds`` adds it up)."""
+    import attacks
+    import inspection
+    import judge as judges
+    import nbformat
+
+    nb = attacks.filled()
+    nb.cells.append(nbformat.v4.new_code_cell(HUGE_CELL))
+    data = nbformat.writes(nb).encode()
+    assert len(data) < grade.MAX_BYTES
+    worker = judges.Judge()
+    try:
+        small = nbformat.writes(attacks.filled()).encode()
+        assert worker.inspect(small, True, ".ipynb", ["ch01"], 30.0)["assignment"] == "ch01"  # imports done
+        pid = worker._proc.pid
+        limits = pathlib.Path(f"/proc/{pid}/limits").read_text()
+        line = next(x for x in limits.splitlines() if x.startswith("Max address space"))
+        assert line.split()[3:5] == [str(judges.WORKER_MEMORY)] * 2, line
+        before = judges._cpu_of(pid)
+        start = time.monotonic()
+        found = worker.inspect(data, True, ".ipynb", ["ch01"], 30.0)
+        seconds = time.monotonic() - start
+        used = judges._cpu_of(pid) - before
+        assert found["status"] == "" and found["unparsed"] == [(len(nb.cells) - 1, len(HUGE_CELL))]
+        assert found["cpu"] >= used - 0.02 and seconds < 5, (found["cpu"], used, seconds)
+        status = dict(x.split(":", 1) for x in pathlib.Path(f"/proc/{pid}/status").read_text().splitlines())
+        peak = int(status["VmPeak"].split()[0]) << 10
+        assert peak <= judges.WORKER_MEMORY, peak
+    finally:
+        worker.close()
+    names, unparsed = inspection.parsed_names([(0, "code", "x = 1"), (1, "code", "y = 2\n" * 10_000),
+                                               (2, "markdown", "z" * 10 ** 6)])
+    assert names == {0: ["x"]} and unparsed == [(1, 60_000)]
+
+
+@SLOW
+@NEEDS_BWRAP
+def test_a_huge_expression_costs_the_batch_little(tmp_path, plan_cache):
+    """Two notebooks whose extra cell is a 5 MB expression, graded at JOBS=2, take at most twice the time
+    of two solved controls: the runner does not compile the cell (``runner.MAX_CELL_CHARS``), the worker
+    does not parse it; both keep the marks of their other cells, and the report says why."""
+    import attacks
+    import nbformat
+
+    seconds = {}
+    for kind in ("control", "huge"):
+        folder = tmp_path / kind
+        folder.mkdir()
+        for i in range(2):
+            nb = attacks.filled()
+            if kind == "huge":
+                nb.cells.append(nbformat.v4.new_code_cell(HUGE_CELL))
+            nbformat.write(nb, folder / f"{kind}_{i}.ipynb")
+        start = time.monotonic()
+        outcomes = grade.grade_folder(folder, tmp_path / f"{kind}-out", jobs=2, cache=plan_cache, limits=LIMITS)
+        seconds[kind] = time.monotonic() - start
+        for o in outcomes:
+            assert o.total == o.possible and o.grader_seconds < 2, (o.file, o.status, o.total, o.grader_seconds)
+            if kind == "huge":
+                assert o.status == "graded-with-errors" and "CellTooLarge" in o.note, o.note
+                assert "not parsed: cell" in o.flags, o.flags
+                assert o.memory_mb is None or o.memory_mb < 500, o.memory_mb
+    print(f"\ncontrol pair {seconds['control']:.1f} s, huge pair {seconds['huge']:.1f} s")
+    assert seconds["huge"] <= 2 * seconds["control"] + 2, seconds

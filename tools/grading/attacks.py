@@ -813,8 +813,14 @@ WATCH_SIGNAL = """import ctypes, errno, fcntl, os
     return False"""
 
 
-def fourth_round(folder: pathlib.Path) -> None:
-    """Write issue 44's submissions into ``folder``."""
+DECOYS = 100
+"""Three-byte files named as Bob's copies (``bob_hw (1).ipynb`` ...): they filled Bob's 100-file cap and
+sorted before ``bob_hw.ipynb``, which was left out and scored 0."""
+
+
+def fourth_round(folder: pathlib.Path, *, decoys: int = DECOYS) -> list[str]:
+    """Write issue 44's submissions into ``folder``; return the names of the rows ``MANIFEST`` does not
+    list one by one (the decoys)."""
     out = {
         # graded side by side at JOBS=2: the giver opens and locks a shared file, the taker watches it
         "cheat_inotify_1_giver.ipynb": _with_cell(filled(), WATCH_GIVER),
@@ -822,6 +828,11 @@ def fourth_round(folder: pathlib.Path) -> None:
     }
     for name, nb in out.items():
         nbformat.write(nb, folder / name)
+    nbformat.write(filled(), folder / "bob_hw.ipynb")
+    names = [f"bob_hw ({i}).ipynb" for i in range(1, decoys + 1)]
+    for name in names:
+        (folder / name).write_bytes(b"{}\n")
+    return names
 
 
 # What the grader must make of each file: (allowed statuses, "zero" | "full" | "slow" | "less").
@@ -895,9 +906,12 @@ MANIFEST: dict[str, tuple[tuple[str, ...], str]] = {
     # ---- round four (issue 44): inotify and file locks between neighbours
     "cheat_inotify_1_giver.ipynb": (("graded",), "full"),
     "cheat_inotify_2_taker.ipynb": (GRADED, "zero"),
+    # another's files named as Bob's copies: Bob's own notebook is graded whatever they claim
+    "bob_hw.ipynb": (("graded",), "full"),
 }
 THIRD_ROUND_BULK = {"frank/": (("too-deep",), "zero"), "gina/": (("not-a-notebook", "left-out"), "zero"),
-                    "hank/": (("not-a-notebook", "left-out"), "zero")}
+                    "hank/": (("not-a-notebook", "left-out"), "zero"),
+                    "bob_hw (": (("not-a-notebook", "left-out"), "zero")}
 """Rows by folder prefix: the deep folder's one row, the duplicates and sparse files (read or left out)."""
 
 NOTES = {
@@ -950,8 +964,7 @@ def build(folder: pathlib.Path, paths: dict[str, str],
     nbformat.write(solved("ch03_exercises"), folder / "carol" / "ch03.ipynb")
     (folder / "notes.txt").write_text("=1+2\n")
     manifest = dict(MANIFEST)
-    fourth_round(folder)
-    for name in third_round(folder):
+    for name in fourth_round(folder) + third_round(folder):
         manifest[name] = next(v for k, v in THIRD_ROUND_BULK.items() if name.startswith(k))
     return manifest
 
