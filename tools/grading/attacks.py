@@ -813,6 +813,68 @@ WATCH_SIGNAL = """import ctypes, errno, fcntl, os
     return False"""
 
 
+PAGE_TIMING = """
+import os, sys, time
+_START, _STEP = 1 << 20, 256 << 10  # one page per bit, 256 KB apart (past the kernel's readahead)
+_BITS = [(0x5A3C96E1F00F33CC >> _i) & 1 for _i in range(64)]
+_memo = {}
+def _quiet_file():
+    # a large file every sandbox can read and no notebook loads (the issue's: Python's static library and
+    # test suite; else a library of /usr nothing maps), chosen alike by giver and taker
+    mapped = set()
+    for _line in open('/proc/self/maps'):
+        mapped.add(_line.split()[-1])
+    found = []
+    arch = '/usr/lib/' + os.uname().machine + '-linux-gnu'
+    places = [(arch, False), (os.path.realpath(sys.base_prefix), True)]
+    for top, deep in places:
+        walker = os.walk(top) if deep else [(top, [], os.listdir(top) if os.path.isdir(top) else [])]
+        for folder, _, names in walker:
+            for name in names:
+                path = os.path.join(folder, name)
+                try:
+                    if os.path.islink(path) or not os.path.isfile(path) or path in mapped:
+                        continue
+                    if os.path.getsize(path) >= 20 << 20:
+                        found.append(path)
+                except OSError:
+                    pass
+    return sorted(found)[0] if found else None
+"""
+
+PAGE_TIMING_GIVER = PAGE_TIMING + """
+import mmap
+_path = _quiet_file()
+if _path:
+    with open(_path, 'rb') as _f:
+        _map = mmap.mmap(_f.fileno(), 0, prot=mmap.PROT_READ)
+        _map.madvise(mmap.MADV_RANDOM)  # one page per touch, no read-around into the next bit
+        for _i, _bit in enumerate(_BITS):
+            if _bit:
+                _map[_START + _i * _STEP]  # this page enters the page cache: a 1
+        _map.close()
+"""
+
+PAGE_TIMING_SIGNAL = """if 'seen' in _memo:  # the first look is the one that counts (the taker's own reads warm the pages)
+        return _memo['seen']
+    _memo['seen'] = False
+    _path = _quiet_file()
+    if not _path:
+        return False
+    import mmap
+    seen = []
+    with open(_path, 'rb') as f:
+        m = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)
+        m.madvise(mmap.MADV_RANDOM)
+        for i in range(len(_BITS)):
+            t = time.perf_counter_ns()
+            m[_START + i * _STEP]
+            seen.append(1 if time.perf_counter_ns() - t < 10_000 else 0)  # cached: about 1 us; cold: 40 us
+        m.close()
+    _memo['seen'] = sum(a == b for a, b in zip(seen, _BITS)) >= 60
+    return _memo['seen']"""
+
+
 DECOYS = 100
 """Three-byte files named as Bob's copies (``bob_hw (1).ipynb`` ...): they filled Bob's 100-file cap and
 sorted before ``bob_hw.ipynb``, which was left out and scored 0."""
@@ -826,6 +888,9 @@ def fourth_round(folder: pathlib.Path, *, decoys: int = DECOYS) -> list[str]:
         "cheat_inotify_1_giver.ipynb": _with_cell(filled(), WATCH_GIVER),
         "cheat_inotify_2_taker.ipynb": _taker("ch01_exercises", WATCH_SIGNAL),
     }
+    # one at a time: the giver early in the batch, the taker last of all (it already waits 4 s)
+    out["cheat_pagetime_1_giver.ipynb"] = _with_cell(filled("ch02_exercises"), PAGE_TIMING_GIVER)
+    out["zzz_cheat_pagetime_2_taker.ipynb"] = _taker("ch02_exercises", PAGE_TIMING_SIGNAL, PAGE_TIMING)
     for name, nb in out.items():
         nbformat.write(nb, folder / name)
     nbformat.write(filled(), folder / "bob_hw.ipynb")
@@ -906,6 +971,8 @@ MANIFEST: dict[str, tuple[tuple[str, ...], str]] = {
     # ---- round four (issue 44): inotify and file locks between neighbours
     "cheat_inotify_1_giver.ipynb": (("graded",), "full"),
     "cheat_inotify_2_taker.ipynb": (GRADED, "zero"),
+    "cheat_pagetime_1_giver.ipynb": (("graded",), "full"),
+    "zzz_cheat_pagetime_2_taker.ipynb": (GRADED, "zero"),
     # another's files named as Bob's copies: Bob's own notebook is graded whatever they claim
     "bob_hw.ipynb": (("graded",), "full"),
 }
