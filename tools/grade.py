@@ -937,7 +937,9 @@ def isolation_warning(cgroups: confine.Cgroups) -> str:
         return ""
     return ("warning: isolation between submissions is weaker here: no cgroup could be made for the "
             f"sandboxes ({cgroups.reason}). A submission's CPU, memory and processes are limited per "
-            "process only, so one can slow its neighbour down or hold more memory than its limit; time "
+            "process only, so one can slow its neighbour down or hold more memory than its limit, and the "
+            "pages a notebook reads stay in the page cache after it ends, where a notebook graded later "
+            "(even at JOBS=1) can time them; time "
             "limits are judged on CPU time (the clock allows 3 times as much) so that honest work does "
             "not fail for it. Run as root, or in a delegated cgroup (systemd-run --user --scope -p "
             "Delegate=yes make grade ...), to confine each sandbox as a whole.")

@@ -17,9 +17,9 @@ The sandbox (``bwrap``, Debian's ``bubblewrap``) gets:
   be called with them, and feedback quotes them anyway);
 * a seccomp filter (``seccomp.py``) that refuses the kernel state the
   namespaces above leave shared between sandboxes (the keyring, asynchronous
-  I/O and io_uring, page-cache advice and probes, ``RWF_NOWAIT``), new
-  namespaces and mounts, ``bpf``, ``perf_event_open``, ``userfaultfd`` and
-  ``ptrace``;
+  I/O and io_uring, page-cache advice and probes, ``RWF_NOWAIT``, file
+  watches and locks), new namespaces and mounts, ``bpf``,
+  ``perf_event_open``, ``userfaultfd`` and ``ptrace``;
 * ``/proc/sys`` hidden (an empty folder: its machine-wide counters, such as
   ``fs/aio-nr``, were a channel between neighbours), the large trees the
   runner never loads (``HIDDEN``: a browser and its driver, other toolchains)
