@@ -273,7 +273,7 @@ def test_plan_and_verdict_do_not_import_each_other():
 
 def test_the_seccomp_program_checks_the_table_before_the_number():
     program = seccomp.sandbox_filter("x86_64")
-    assert len(program) % 8 == 0 and len(program) // 8 == 13 + len(seccomp.REFUSED)
+    assert len(program) % 8 == 0 and len(program) // 8 == 16 + len(seccomp.REFUSED) + len(seccomp.FCNTL_REFUSED)
     assert seccomp.sandbox_filter("riscv-unknown") is None
     import struct
     ops = [struct.unpack("=HBBI", program[i:i + 8]) for i in range(0, len(program), 8)]
@@ -284,8 +284,10 @@ def test_the_seccomp_program_checks_the_table_before_the_number():
     for i, (code, jt, jf, k) in enumerate(ops):  # every jump lands inside the program
         if code in (0x15, 0x45):
             assert i + 1 + jt < len(ops) and i + 1 + jf < len(ops)
+    assert {numbers[n] for n in ("inotify_init", "inotify_init1", "inotify_add_watch", "flock")} <= compared
+    assert set(seccomp.FCNTL_REFUSED) <= compared  # fcntl's lock commands, after its number
     for machine, (_, table) in seccomp.ARCHES.items():  # every refused call has a number on every machine
-        assert set(seccomp.REFUSED) | {"clone", "clone3"} <= set(table), machine
+        assert set(seccomp.REFUSED) - {"inotify_init"} | {"clone", "clone3", "fcntl"} <= set(table), machine
         assert len(set(table.values())) == len(table), machine
 
 
@@ -808,6 +810,58 @@ def test_the_sandbox_shares_no_writable_kernel_state():
     assert found == {name: 1 for name in found}, found  # EPERM, every one
 
 
+WATCH_AND_LOCK_PROBE = r'''
+import ctypes, fcntl, os, struct
+libc = ctypes.CDLL(None, use_errno=True)
+def call(nr, *a):
+    return 0 if libc.syscall(nr, *a) != -1 else ctypes.get_errno()
+n = {'x86_64': dict(inotify_init=253, inotify_init1=294, inotify_add_watch=254, flock=73, fcntl=72),
+     'aarch64': dict(inotify_init1=26, inotify_add_watch=27, flock=32, fcntl=25)}[os.uname().machine]
+fd = os.open('/usr/bin/env', os.O_RDONLY)
+lock = ctypes.create_string_buffer(struct.pack('hhqqi', fcntl.F_RDLCK, 0, 0, 0, 0), 64)
+probe = {'inotify_init': call(n['inotify_init']) if 'inotify_init' in n else 1,
+         'inotify_init1': call(n['inotify_init1'], 0),
+         'inotify_add_watch': call(n['inotify_add_watch'], -1, b'/usr/bin/env', 0xfff),  # EBADF if allowed
+         'flock': call(n['flock'], fd, fcntl.LOCK_SH | fcntl.LOCK_NB)}
+for name, cmd in (('F_GETLK', 5), ('F_SETLK', 6), ('F_SETLKW', 7), ('F_OFD_GETLK', 36), ('F_OFD_SETLK', 37),
+                  ('F_OFD_SETLKW', 38), ('F_NOTIFY', 1026)):
+    probe[name] = call(n['fcntl'], fd, cmd, lock)
+try:
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    probe['python_flock'] = 'locked'
+except OSError as exc:
+    probe['python_flock'] = exc.errno
+probe['F_GETFL'] = fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_RDONLY  # other commands still work
+probe['F_SETFD'] = fcntl.fcntl(fd, fcntl.F_SETFD, fcntl.FD_CLOEXEC) == 0
+'''
+WATCH_AND_LOCK_CALLS = ("inotify_init", "inotify_init1", "inotify_add_watch", "flock", "python_flock", "F_GETLK",
+                        "F_SETLK", "F_SETLKW", "F_OFD_GETLK", "F_OFD_SETLK", "F_OFD_SETLKW", "F_NOTIFY")
+
+
+@pytest.fixture(scope="module")
+def watch_and_lock_probe():
+    import nbformat
+    import clustermath
+
+    if not seccomp.sandbox_filter():
+        pytest.skip("no seccomp numbers for this machine")
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(WATCH_AND_LOCK_PROBE)])
+    run = sandbox.run(nbformat.writes(nb).encode(), "probe.ipynb", ["probe"], [], LIMITS,
+                      pathlib.Path(clustermath.__file__).parent)
+    record = next(json.loads(line) for line in run.lines if line.startswith(b'{"event":"name"'))
+    return dict(record["value"]["v"])
+
+
+@NEEDS_BWRAP
+@pytest.mark.parametrize("call", WATCH_AND_LOCK_CALLS)
+def test_file_watches_and_locks_are_refused_in_the_sandbox(watch_and_lock_probe, call):
+    """Issue 44, finding 2: inotify saw every open of a shared read-only file and a neighbour's shared
+    lock made LOCK_EX|LOCK_NB fail: two exact channels between notebooks graded at once. Each call fails
+    with EPERM inside the sandbox; fcntl's other commands still work."""
+    assert watch_and_lock_probe[call] == 1, (call, watch_and_lock_probe[call])
+    assert watch_and_lock_probe["F_GETFL"] is True and watch_and_lock_probe["F_SETFD"] is True
+
+
 # ---------------------------------------------------------------- round three (issue 29): outside the sandbox
 
 def test_check_cells_are_found_line_by_line_in_linear_time():
@@ -887,6 +941,31 @@ def test_caps_per_student_folder_and_duplicate_flags_stay_small(tmp_path):
     grade.flag_duplicates(group)
     assert group[0].flags == "same content as gina/c1.ipynb, gina/c2.ipynb, gina/c3.ipynb and 96 more"
     assert max(len(o.flags) for o in group) < 120
+
+
+def test_caps_come_after_grouping_and_keep_the_students_own_file(tmp_path):
+    """Issue 44, finding 3: 100 three-byte files named ``bob_hw (1).ipynb``... filled Bob's cap and sorted
+    before ``bob_hw.ipynb``, which was left out. Files are grouped by student first; in an overfull group
+    the student's own name and the files that look like notebooks come first; the kept ones are flagged."""
+    import attacks
+    import nbformat
+
+    nbformat.write(attacks.filled(), tmp_path / "bob_hw.ipynb")
+    for i in range(1, 121):
+        (tmp_path / f"bob_hw ({i}).ipynb").write_bytes(b"{}\n")
+    nbformat.write(attacks.filled(), tmp_path / "bob_hw (200).ipynb")  # a real copy: kept before the decoys
+    nbformat.write(attacks.filled(), tmp_path / "carol_hw.ipynb")
+    assert grade.own_name("bob_hw.ipynb") and not grade.own_name("bob_hw (1).ipynb")
+    assert grade.own_name("alice/ch01.ipynb") and not grade.own_name("alice/ch01 (1).ipynb")
+    entries = {e.relpath: e for e in grade.collect(tmp_path)}
+    kept = [name for name, e in entries.items() if not e.skip]
+    assert "bob_hw.ipynb" in kept and "bob_hw (200).ipynb" in kept and "carol_hw.ipynb" in kept
+    assert len(kept) == grade.MAX_FILES_PER_STUDENT + 1
+    assert sum(e.skip is not None and e.skip[0] == "left-out" for e in entries.values()) == 22
+    assert entries["bob_hw.ipynb"].flag.startswith("overfull: 122 files for 'bob_hw'") and not entries["carol_hw.ipynb"].flag
+    outcome = grade.Outcome("bob_hw.ipynb", "graded", own_flags=entries["bob_hw.ipynb"].flag)
+    grade.flag_duplicates([outcome])
+    assert outcome.flags.startswith("overfull:")
 
 
 def test_model_calls_are_charged_to_every_question_a_cell_assigns():
@@ -971,3 +1050,189 @@ def test_the_notebook_is_read_in_the_worker_under_a_time_limit():
         assert worker.inspect(b"   ", True, ".ipynb", ["ch01"], 30.0)["status"] == "empty"
     finally:
         worker.close()
+
+
+# ---------------------------------------------------------------- round four (issue 44)
+
+HUGE_CELL = "a," * 2_500_000 + "a"
+"""Issue 44, finding 4: a 5 MB cell of ``a,a,a,...`` took each verdict worker to 3.2 GB and about 33 s."""
+
+
+def test_the_verdict_worker_has_a_memory_limit_and_parses_no_huge_cell():
+    """The worker caps its own address space (RLIMIT_AS) before it reads anything; a cell over
+    ``MAX_PARSE_CHARS`` is not parsed but listed; the worker's CPU time as /proc counts it is what the
+    reply reports (``grader_seconds`` adds it up)."""
+    import attacks
+    import inspection
+    import judge as judges
+    import nbformat
+
+    nb = attacks.filled()
+    nb.cells.append(nbformat.v4.new_code_cell(HUGE_CELL))
+    data = nbformat.writes(nb).encode()
+    assert len(data) < grade.MAX_BYTES
+    worker = judges.Judge()
+    try:
+        small = nbformat.writes(attacks.filled()).encode()
+        assert worker.inspect(small, True, ".ipynb", ["ch01"], 30.0)["assignment"] == "ch01"  # imports done
+        pid = worker._proc.pid
+        limits = pathlib.Path(f"/proc/{pid}/limits").read_text()
+        line = next(x for x in limits.splitlines() if x.startswith("Max address space"))
+        assert line.split()[3:5] == [str(judges.WORKER_MEMORY)] * 2, line
+        before = judges._cpu_of(pid)
+        start = time.monotonic()
+        found = worker.inspect(data, True, ".ipynb", ["ch01"], 30.0)
+        seconds = time.monotonic() - start
+        used = judges._cpu_of(pid) - before
+        assert found["status"] == "" and found["unparsed"] == [(len(nb.cells) - 1, len(HUGE_CELL))]
+        assert found["cpu"] >= used - 0.02 and seconds < 5, (found["cpu"], used, seconds)
+        status = dict(x.split(":", 1) for x in pathlib.Path(f"/proc/{pid}/status").read_text().splitlines())
+        peak = int(status["VmPeak"].split()[0]) << 10
+        assert peak <= judges.WORKER_MEMORY, peak
+    finally:
+        worker.close()
+    names, unparsed = inspection.parsed_names([(0, "code", "x = 1"), (1, "code", "y = 2\n" * 10_000),
+                                               (2, "markdown", "z" * 10 ** 6)])
+    assert names == {0: ["x"]} and unparsed == [(1, 60_000)]
+
+
+@SLOW
+@NEEDS_BWRAP
+def test_a_huge_expression_costs_the_batch_little(tmp_path, plan_cache):
+    """Two notebooks whose extra cell is a 5 MB expression, graded at JOBS=2, take at most twice the time
+    of two solved controls: the runner does not compile the cell (``runner.MAX_CELL_CHARS``), the worker
+    does not parse it; both keep the marks of their other cells, and the report says why."""
+    import attacks
+    import nbformat
+    import plan as plans_mod
+
+    plans_mod.plans(plan_cache)  # built before the clock starts
+    seconds = {}
+    for kind in ("control", "huge"):
+        folder = tmp_path / kind
+        folder.mkdir()
+        for i in range(2):
+            nb = attacks.filled()
+            if kind == "huge":
+                nb.cells.append(nbformat.v4.new_code_cell(HUGE_CELL))
+            nbformat.write(nb, folder / f"{kind}_{i}.ipynb")
+        start = time.monotonic()
+        outcomes = grade.grade_folder(folder, tmp_path / f"{kind}-out", jobs=2, cache=plan_cache, limits=LIMITS)
+        seconds[kind] = time.monotonic() - start
+        for o in outcomes:
+            assert o.total == o.possible and o.grader_seconds < 2, (o.file, o.status, o.total, o.grader_seconds)
+            if kind == "huge":
+                assert o.status == "graded-with-errors" and "CellTooLarge" in o.note, o.note
+                assert "not parsed: cell" in o.flags, o.flags
+                assert o.memory_mb is None or o.memory_mb < 500, o.memory_mb
+    print(f"\ncontrol pair {seconds['control']:.1f} s, huge pair {seconds['huge']:.1f} s")
+    assert seconds["huge"] <= 2 * seconds["control"] + 2, seconds
+
+
+def test_force_empty_is_written_before_a_group_is_removed(tmp_path):
+    """Issue 44, finding 1: a v1 group's cached pages outlived it (moved to the parent), and a notebook
+    graded later timed one read per page. ``Box.close`` writes ``memory.force_empty`` (v2:
+    ``memory.reclaim``) once the tasks are gone and before the group is removed (a fake tree here)."""
+    import confine
+
+    groups = []
+    for controller in ("cpu", "memory", "pids"):
+        group = tmp_path / controller / "grading-1-0"
+        group.mkdir(parents=True)
+        (group / "cgroup.procs").write_text("")
+        groups.append(group)
+    (groups[1] / "memory.force_empty").write_text("")
+    removed = []
+
+    class Tracked(type(groups[1])):
+        def rmdir(self):
+            removed.append((str(self), (groups[1] / "memory.force_empty").read_text()))
+            super().rmdir()
+
+    box = confine.Box([groups[0], Tracked(groups[1]), groups[2]], None, groups[1])
+    box.close()
+    assert (groups[1] / "memory.force_empty").read_text() == "0" and box.emptied is True
+    assert removed and removed[0][1] == "0"  # written before the group's removal was tried
+    v2 = tmp_path / "v2" / "grading-1-1"
+    v2.mkdir(parents=True)
+    for name, text in (("cgroup.procs", ""), ("memory.reclaim", ""), ("memory.current", str(3 << 20))):
+        (v2 / name).write_text(text)
+    box = confine.Box([v2], None, v2)
+    box.close()
+    assert (v2 / "memory.reclaim").read_text() == str(3 << 20) and box.emptied is True
+
+
+PAGE_PROBE = r'''
+import glob, os, sys
+roots = sorted({sys.prefix, sys.base_prefix, os.path.realpath(sys.base_prefix), '/usr'})
+probe = {'test_files': sum(len(os.listdir(p)) for r in roots for p in glob.glob(os.path.join(r, 'lib', 'python3*', 'test'))),
+         'static_bytes': sum(os.path.getsize(p) for r in roots for pattern in (('lib', 'python3*', 'config-*', 'libpython*.a'),
+                             ('lib', 'libpython*.a'), ('lib', '*-linux-gnu', 'libpython*.a'))
+                             for p in glob.glob(os.path.join(r, *pattern))),
+         'blob': len(open(os.path.join(os.path.dirname(__import__('clustermath').__file__), 'blob.bin'), 'rb').read())}
+import numpy
+probe['numpy'] = int(numpy.ones(3).sum())
+'''
+
+
+def _resident_pages(path: pathlib.Path) -> int:
+    """Pages of a file in the page cache (mincore on a mapping of it, from the grader's side)."""
+    import ctypes
+    import mmap
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+    libc.mincore.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
+    libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+    size = path.stat().st_size
+    pages = (size + mmap.PAGESIZE - 1) // mmap.PAGESIZE
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        address = libc.mmap(None, size, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0)
+        assert address not in (None, ctypes.c_void_p(-1).value), ctypes.get_errno()
+        try:
+            vec = (ctypes.c_ubyte * pages)()
+            assert libc.mincore(address, size, vec) == 0, ctypes.get_errno()
+            return sum(v & 1 for v in vec)
+        finally:
+            libc.munmap(address, size)
+    finally:
+        os.close(fd)
+
+
+@NEEDS_BWRAP
+def test_no_page_the_sandbox_read_stays_cached_and_unused_python_files_are_absent(tmp_path, monkeypatch):
+    """Issue 44, finding 1: the interpreter's test suite and static library (35,911 pages nothing else
+    reads) are empty inside the sandbox; a file the sandbox read leaves the page cache when its group is
+    removed (where the grader can make cgroups), and stays cached without ``force_empty``."""
+    import shutil
+    import clustermath
+    import confine
+    import nbformat
+
+    folders, files = sandbox.python_extras()
+    package = tmp_path / "lib" / "clustermath"
+    shutil.copytree(pathlib.Path(clustermath.__file__).parent, package)
+    blob = package / "blob.bin"
+    blob.write_bytes(os.urandom(4 << 20))
+    nb = nbformat.writes(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(PAGE_PROBE)])).encode()
+
+    def cold_run() -> tuple[dict, int]:
+        with open(blob, "rb") as handle:  # out of the page cache before the sandbox reads it
+            os.fsync(handle.fileno())
+            os.posix_fadvise(handle.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
+        assert _resident_pages(blob) == 0
+        run = sandbox.run(nb, "probe.ipynb", ["probe"], [], LIMITS, package)
+        record = next(json.loads(line) for line in run.lines if line.startswith(b'{"event":"name"'))
+        return dict(record["value"]["v"]), _resident_pages(blob)
+
+    found, resident = cold_run()
+    assert found == {"test_files": 0, "static_bytes": 0, "blob": 4 << 20, "numpy": 3}, found
+    print(f"\nhidden: {folders} {files}; pages of the file read left cached: {resident}")
+    if not confine.detect().version:
+        pytest.skip(f"no cgroup to empty here ({confine.detect().reason})")
+    assert resident == 0
+    monkeypatch.setattr(confine, "empty_page_cache", lambda group: False)
+    found, resident = cold_run()
+    assert resident > 0  # the channel the issue measured, without the fix

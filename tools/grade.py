@@ -54,8 +54,11 @@ sandbox stopped while evaluating: the questions unaffected keep their
 points); ``timeout`` (the notebook ran out of time: what it had defined by
 then is graded). Without points: ``crashed``, ``output-too-large``,
 ``not-a-notebook``, ``empty``, ``too-large``, ``not-a-regular-file``,
-``unknown-assignment``, ``grader-error``, ``left-out`` (past a student folder's
-caps: ``MAX_FILES_PER_STUDENT`` files, ``MAX_BYTES_PER_STUDENT`` bytes),
+``unknown-assignment``, ``grader-error``, ``left-out`` (past a student's caps,
+``MAX_FILES_PER_STUDENT`` files and ``MAX_BYTES_PER_STUDENT`` bytes, counted
+after grouping the files by student; in an overfull group the files named as
+the student's own and those that look like notebooks are kept first, and the
+kept files are flagged ``overfull``),
 ``too-deep`` (a folder more than ``MAX_DEPTH`` levels down, one row for it),
 ``unreadable-folder``.
 
@@ -149,6 +152,9 @@ class Outcome:
     """CPU time the grader itself spent on this file's data (reading, decoding, verdict)."""
     memory_mb: float | None = None
     """The most memory the file's sandbox held at once, where its cgroup reports it."""
+    own_flags: str = ""
+    """Flags found while grading: the file was kept from its student's overfull group (``_cap_students``),
+    or cells too large to parse were not parsed (``inspection.MAX_PARSE_CHARS``)."""
 
     @property
     def total(self) -> float:
@@ -170,6 +176,8 @@ class Entry:
     size: int = 0
     skip: tuple[str, str] | None = None
     """(status, reason) when the file is not read."""
+    flag: str = ""
+    """A flag for the reports (a file kept from a student's overfull group)."""
 
     @property
     def shown(self) -> str:
@@ -401,22 +409,74 @@ def walk(submissions: pathlib.Path, exclude: pathlib.Path | None = None, max_byt
     return entries
 
 
-def _cap_students(entries: list[Entry], max_files: int, max_bytes: int) -> None:
-    """Leave out what passes a student folder's caps (files, then bytes), in the order given: each file
-    left out keeps its row, with the reason."""
-    counts: dict[str, list[int]] = {}
+def own_name(relpath: str) -> bool:
+    """A file named as its owner's own. At the top (a flat folder, where anyone may choose any name): its
+    name is exactly the student's, with no mark at all (``bob_hw.ipynb`` for ``bob_hw``; not
+    ``bob_hw (1).ipynb`` or ``bob_hw2.ipynb``). In a student's folder: its name carries no separated copy
+    mark (``ch01.ipynb``, not ``ch01 (1).ipynb`` or ``ch01_copy.ipynb``)."""
+    parts = pathlib.PurePosixPath(relpath).parts
+    name = shown(parts[-1])[:MAX_NAME]
+    stem = name.split(".")[0] or name
+    if len(parts) == 1:
+        return student_of(relpath) == stem.lower()
+    words = _SEPARATED.split(stem)
+    return not (len(words) > 1 and _MARK.fullmatch(words[-1]))
+
+
+SNIFF_BYTES = 4096
+"""Bytes of a file looked at to tell whether it looks like a notebook (only in a group over its caps)."""
+
+
+def looks_like_notebook(root: str | os.PathLike | None, entry: Entry) -> bool:
+    """Whether a file's first ``SNIFF_BYTES`` look like a notebook's JSON: an object that names
+    ``nbformat`` or ``cells``. One short read, no parse (parsing happens in the verdict worker)."""
+    if root is None or not entry.relpath.endswith(".ipynb"):
+        return False
+    try:
+        fd = _open_beneath(os.fspath(root), entry.relpath)
+    except OSError:
+        return False
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return False
+        head = os.read(fd, SNIFF_BYTES)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    head = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    return head.startswith(b"{") and (b'"nbformat"' in head or b'"cells"' in head)
+
+
+def _cap_students(entries: list[Entry], max_files: int, max_bytes: int, root=None) -> None:
+    """Leave out what passes a student's caps (files, then bytes), grouped by student first. In a group
+    over its caps the files named as the student's own (``own_name``) are kept first, then those that
+    look like notebooks (``looks_like_notebook``), then the rest, each in natural order: another's
+    files named like a student's copies cannot push the student's own notebook out. Each file left out
+    keeps its row, with the reason; every file kept in an overfull group carries ``Entry.flag``."""
+    groups: dict[str, list[Entry]] = {}
     for entry in entries:
-        if entry.skip:
+        if not entry.skip:
+            groups.setdefault(student_of(entry.relpath), []).append(entry)
+    for owner, group in groups.items():
+        if len(group) <= max_files and sum(e.size for e in group) <= max_bytes:
             continue
-        owner = student_of(entry.relpath)
-        seen = counts.setdefault(owner, [0, 0])
-        if seen[0] >= max_files:
-            entry.skip = ("left-out", f"more than {max_files} files for {owner!r}: not read")
-        elif seen[1] + entry.size > max_bytes:
-            entry.skip = ("left-out", f"more than {_mb(max_bytes)} of files for {owner!r}: not read")
-        else:
-            seen[0] += 1
-            seen[1] += entry.size
+        group.sort(key=lambda e: (0 if own_name(e.relpath) else 1 if looks_like_notebook(root, e) else 2))
+        files = size = 0
+        for entry in group:
+            if files >= max_files:
+                entry.skip = ("left-out", f"more than {max_files} files for {owner!r}: not read")
+            elif size + entry.size > max_bytes:
+                entry.skip = ("left-out", f"more than {_mb(max_bytes)} of files for {owner!r}: not read")
+            else:
+                files += 1
+                size += entry.size
+        left = len(group) - files
+        for entry in group:
+            if not entry.skip:
+                entry.flag = (f"overfull: {len(group):,} files for {owner!r} (caps {max_files} files, "
+                              f"{_mb(max_bytes)}); {left:,} left out, the student's own names and "
+                              "notebooks kept first")
 
 
 def collect(submissions: pathlib.Path, exclude: pathlib.Path | None = None, max_bytes: int = MAX_BYTES,
@@ -425,7 +485,7 @@ def collect(submissions: pathlib.Path, exclude: pathlib.Path | None = None, max_
     """Every file under ``submissions`` in natural order, classified without being read, with the caps
     per student folder applied."""
     entries = sorted(walk(submissions, exclude, max_bytes, max_depth), key=lambda e: _natural(e.shown))
-    _cap_students(entries, max_files, max_student_bytes)
+    _cap_students(entries, max_files, max_student_bytes, submissions)
     return entries
 
 
@@ -439,6 +499,8 @@ class Inspected:
     notebook: bytes = b""
     cells: dict[int, str] = field(default_factory=dict)
     names: dict[int, list[str]] = field(default_factory=dict)
+    unparsed: list = field(default_factory=list)
+    """(cell index, characters) of code cells too large to parse for their names."""
 
 
 def inspect(relpath: str, data: bytes, graders: dict[str, plans_mod.Plan], workers: "Workers | None" = None,
@@ -457,7 +519,8 @@ def inspect(relpath: str, data: bytes, graders: dict[str, plans_mod.Plan], worke
     if "error" in found:
         raise RuntimeError(f"reading the notebook failed: {found['error']}")
     return Inspected(found.get("status", ""), found.get("assignment", ""), found.get("note", ""),
-                     found.get("notebook", b""), found.get("cells", {}), found.get("names", {}))
+                     found.get("notebook", b""), found.get("cells", {}), found.get("names", {}),
+                     found.get("unparsed", []))
 
 
 class Workers:
@@ -550,7 +613,7 @@ def grade_entry(entry: Entry, batch: Batch) -> Outcome:
     write its feedback. Nothing here may stop the batch: any failure becomes this file's row. The file's
     bytes live only while it is graded."""
     start, cpu = time.monotonic(), time.thread_time()
-    outcome = Outcome(entry.shown, "", feedback_file=feedback_name(entry.relpath))
+    outcome = Outcome(entry.shown, "", feedback_file=feedback_name(entry.relpath), own_flags=entry.flag)
     try:
         outcome.student = student_of(entry.relpath)
         data, skip = (None, entry.skip) if entry.skip else read_entry(batch.root, entry)
@@ -582,7 +645,7 @@ def grade_entry(entry: Entry, batch: Batch) -> Outcome:
 def sanitise(o: Outcome) -> None:
     """Every student-made text of an outcome through ``clean``: notes and flags capped, feedback lines
     (failing checks quote the student's values) capped one by one."""
-    o.note, o.flags = clean(o.note, MAX_NOTE), clean(o.flags, MAX_NOTE)
+    o.note, o.flags, o.own_flags = clean(o.note, MAX_NOTE), clean(o.flags, MAX_NOTE), clean(o.own_flags, MAX_NOTE)
     o.assignment, o.student = clean(o.assignment, 100), clean(o.student, MAX_NAME)
     o.feedback = [clean(line, 4 * MAX_QUOTE) for line in o.feedback[:400]]
 
@@ -602,6 +665,14 @@ def _grade(entry: Entry, data: bytes, batch: Batch, outcome: Outcome) -> None:
         return
     plan = batch.graders[found.assignment]
     outcome.possible = plan.possible
+    if found.unparsed:
+        import inspection
+
+        cells = ", ".join(f"cell {i} ({n:,} characters)" for i, n in found.unparsed[:5])
+        more = f" and {len(found.unparsed) - 5} more" if len(found.unparsed) > 5 else ""
+        flag = (f"not parsed: {cells}{more}, over the {inspection.MAX_PARSE_CHARS:,} characters per cell "
+                f"({inspection.MAX_PARSE_TOTAL:,} per notebook) the grader parses for assigned names")
+        outcome.own_flags = f"{outcome.own_flags}; {flag}" if outcome.own_flags else flag
     watch = sorted({m for modules in plan.own_code.values() for m in modules})
     run = sandbox.run(found.notebook, plan.notebook, plan.names, plan.calls, batch.limits, batch.package_for(plan),
                       sandbox=batch.use_sandbox, watch=watch, cgroups=batch.cgroups)
@@ -725,7 +796,7 @@ def flag_duplicates(outcomes: list[Outcome]) -> None:
     by_sha: dict[str, list[Outcome]] = {}
     by_student: dict[tuple[str, str], list[Outcome]] = {}
     for o in outcomes:
-        o.flags = ""
+        o.flags = f"{o.own_flags}; " if o.own_flags else ""
         if o.sha256 and o.status not in ("empty",):
             by_sha.setdefault(o.sha256, []).append(o)
         if o.assignment:
@@ -866,7 +937,9 @@ def isolation_warning(cgroups: confine.Cgroups) -> str:
         return ""
     return ("warning: isolation between submissions is weaker here: no cgroup could be made for the "
             f"sandboxes ({cgroups.reason}). A submission's CPU, memory and processes are limited per "
-            "process only, so one can slow its neighbour down or hold more memory than its limit; time "
+            "process only, so one can slow its neighbour down or hold more memory than its limit, and the "
+            "pages a notebook reads stay in the page cache after it ends, where a notebook graded later "
+            "(even at JOBS=1) can time them; time "
             "limits are judged on CPU time (the clock allows 3 times as much) so that honest work does "
             "not fail for it. Run as root, or in a delegated cgroup (systemd-run --user --scope -p "
             "Delegate=yes make grade ...), to confine each sandbox as a whole.")

@@ -21,6 +21,11 @@ every budget to the last second, a flood of empty lines; and, for teaching,
 simulations replaced by their formula or deaf to their seed, an exercise
 answered by the book's own model, and three honest slips.
 
+The fourth round (issue 44) aims at what still crossed between sandboxes:
+file watches and locks between two notebooks graded at once, the page cache
+left by one notebook for a later one, another student's file names filling a
+student's cap, and a huge expression that kept the verdict worker parsing.
+
 ``MANIFEST`` (below) says, for each file, what the grader must make of it,
 ``NOTES`` what its note must say; ``tests/test_grading_sandbox.py`` builds the
 folder, grades it and checks.
@@ -772,6 +777,129 @@ def third_round(folder: pathlib.Path, *, deep: int = DEEP_LEVELS, duplicates: in
         [f"hank/hw_{i}.ipynb" for i in range(sparse)]
 
 
+# ---------------------------------------------------------------- round four (issue 44)
+
+WATCH_GIVER = """
+import fcntl, os, time
+_shared = os.__file__  # a read-only file every sandbox can open
+_end = time.monotonic() + 5
+while time.monotonic() < _end:  # every open is an IN_OPEN event for a watcher; a shared lock blocks LOCK_EX
+    _fd = os.open(_shared, os.O_RDONLY)
+    try:
+        fcntl.flock(_fd, fcntl.LOCK_SH)
+    except OSError:
+        pass
+    time.sleep(0.05)
+    os.close(_fd)
+"""
+
+WATCH_SIGNAL = """import ctypes, errno, fcntl, os
+    libc = ctypes.CDLL(None, use_errno=True)
+    fd = libc.inotify_init1(os.O_NONBLOCK)
+    if fd >= 0 and libc.inotify_add_watch(fd, os.__file__.encode(), 0x20) >= 0:  # IN_OPEN
+        import time
+        time.sleep(0.2)
+        try:
+            if os.read(fd, 4096):  # someone else opened it: the giver is running
+                return True
+        except BlockingIOError:
+            pass
+    try:  # the giver's shared lock makes an exclusive one fail with EWOULDBLOCK
+        lock = os.open(os.__file__, os.O_RDONLY)
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fcntl.flock(lock, fcntl.LOCK_UN)
+    except OSError as exc:
+        return exc.errno == errno.EWOULDBLOCK
+    return False"""
+
+
+PAGE_TIMING = """
+import os, sys, time
+_START, _STEP = 1 << 20, 256 << 10  # one page per bit, 256 KB apart (past the kernel's readahead)
+_BITS = [(0x5A3C96E1F00F33CC >> _i) & 1 for _i in range(64)]
+_memo = {}
+def _quiet_file():
+    # a large file every sandbox can read and no notebook loads (the issue's: Python's static library and
+    # test suite; else a library of /usr nothing maps), chosen alike by giver and taker
+    mapped = set()
+    for _line in open('/proc/self/maps'):
+        mapped.add(_line.split()[-1])
+    found = []
+    arch = '/usr/lib/' + os.uname().machine + '-linux-gnu'
+    places = [(arch, False), (os.path.realpath(sys.base_prefix), True)]
+    for top, deep in places:
+        walker = os.walk(top) if deep else [(top, [], os.listdir(top) if os.path.isdir(top) else [])]
+        for folder, _, names in walker:
+            for name in names:
+                path = os.path.join(folder, name)
+                try:
+                    if os.path.islink(path) or not os.path.isfile(path) or path in mapped:
+                        continue
+                    if os.path.getsize(path) >= 20 << 20:
+                        found.append(path)
+                except OSError:
+                    pass
+    return sorted(found)[0] if found else None
+"""
+
+PAGE_TIMING_GIVER = PAGE_TIMING + """
+import mmap
+_path = _quiet_file()
+if _path:
+    with open(_path, 'rb') as _f:
+        _map = mmap.mmap(_f.fileno(), 0, prot=mmap.PROT_READ)
+        _map.madvise(mmap.MADV_RANDOM)  # one page per touch, no read-around into the next bit
+        for _i, _bit in enumerate(_BITS):
+            if _bit:
+                _map[_START + _i * _STEP]  # this page enters the page cache: a 1
+        _map.close()
+"""
+
+PAGE_TIMING_SIGNAL = """if 'seen' in _memo:  # the first look is the one that counts (the taker's own reads warm the pages)
+        return _memo['seen']
+    _memo['seen'] = False
+    _path = _quiet_file()
+    if not _path:
+        return False
+    import mmap
+    seen = []
+    with open(_path, 'rb') as f:
+        m = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)
+        m.madvise(mmap.MADV_RANDOM)
+        for i in range(len(_BITS)):
+            t = time.perf_counter_ns()
+            m[_START + i * _STEP]
+            seen.append(1 if time.perf_counter_ns() - t < 10_000 else 0)  # cached: about 1 us; cold: 40 us
+        m.close()
+    _memo['seen'] = sum(a == b for a, b in zip(seen, _BITS)) >= 60
+    return _memo['seen']"""
+
+
+DECOYS = 100
+"""Three-byte files named as Bob's copies (``bob_hw (1).ipynb`` ...): they filled Bob's 100-file cap and
+sorted before ``bob_hw.ipynb``, which was left out and scored 0."""
+
+
+def fourth_round(folder: pathlib.Path, *, decoys: int = DECOYS) -> list[str]:
+    """Write issue 44's submissions into ``folder``; return the names of the rows ``MANIFEST`` does not
+    list one by one (the decoys)."""
+    out = {
+        # graded side by side at JOBS=2: the giver opens and locks a shared file, the taker watches it
+        "cheat_inotify_1_giver.ipynb": _with_cell(filled(), WATCH_GIVER),
+        "cheat_inotify_2_taker.ipynb": _taker("ch01_exercises", WATCH_SIGNAL),
+    }
+    # one at a time: the giver early in the batch, the taker last of all (it already waits 4 s)
+    out["cheat_pagetime_1_giver.ipynb"] = _with_cell(filled("ch02_exercises"), PAGE_TIMING_GIVER)
+    out["zzz_cheat_pagetime_2_taker.ipynb"] = _taker("ch02_exercises", PAGE_TIMING_SIGNAL, PAGE_TIMING)
+    for name, nb in out.items():
+        nbformat.write(nb, folder / name)
+    nbformat.write(filled(), folder / "bob_hw.ipynb")
+    names = [f"bob_hw ({i}).ipynb" for i in range(1, decoys + 1)]
+    for name in names:
+        (folder / name).write_bytes(b"{}\n")
+    return names
+
+
 # What the grader must make of each file: (allowed statuses, "zero" | "full" | "slow" | "less").
 GRADED = ("graded", "graded-with-errors")
 LONG_NAME = "long_" + "n" * (255 - len("long_") - len(".ipynb")) + ".ipynb"
@@ -840,9 +968,17 @@ MANIFEST: dict[str, tuple[tuple[str, ...], str]] = {
     "padded_0.ipynb": (("graded",), "full"),
     "padded_neighbour.ipynb": (("graded",), "full"),
     "frank_neighbour/ch01.ipynb": (("graded",), "full"),
+    # ---- round four (issue 44): inotify and file locks between neighbours
+    "cheat_inotify_1_giver.ipynb": (("graded",), "full"),
+    "cheat_inotify_2_taker.ipynb": (GRADED, "zero"),
+    "cheat_pagetime_1_giver.ipynb": (("graded",), "full"),
+    "zzz_cheat_pagetime_2_taker.ipynb": (GRADED, "zero"),
+    # another's files named as Bob's copies: Bob's own notebook is graded whatever they claim
+    "bob_hw.ipynb": (("graded",), "full"),
 }
 THIRD_ROUND_BULK = {"frank/": (("too-deep",), "zero"), "gina/": (("not-a-notebook", "left-out"), "zero"),
-                    "hank/": (("not-a-notebook", "left-out"), "zero")}
+                    "hank/": (("not-a-notebook", "left-out"), "zero"),
+                    "bob_hw (": (("not-a-notebook", "left-out"), "zero")}
 """Rows by folder prefix: the deep folder's one row, the duplicates and sparse files (read or left out)."""
 
 NOTES = {
@@ -895,7 +1031,7 @@ def build(folder: pathlib.Path, paths: dict[str, str],
     nbformat.write(solved("ch03_exercises"), folder / "carol" / "ch03.ipynb")
     (folder / "notes.txt").write_text("=1+2\n")
     manifest = dict(MANIFEST)
-    for name in third_round(folder):
+    for name in fourth_round(folder) + third_round(folder):
         manifest[name] = next(v for k, v in THIRD_ROUND_BULK.items() if name.startswith(k))
     return manifest
 

@@ -7,7 +7,10 @@ grader at most the judge's time limit. Each step is linear in the file's size:
 with a pattern anchored at the line's start that cannot backtrack (the old
 ``^\\s*grader\\.check`` with ``re.MULTILINE`` rescanned every run of blank lines
 from each line start: a 5 MB notebook of newlines kept the batch 269 s);
-the names a cell assigns come from one ``ast`` parse, capped.
+the names a cell assigns come from one ``ast`` parse, capped: a cell over
+``MAX_PARSE_CHARS`` characters (or past ``MAX_PARSE_TOTAL`` for the notebook)
+is not parsed, and the report says so. The worker itself runs under an
+address-space limit (``judge.WORKER_MEMORY``).
 """
 from __future__ import annotations
 
@@ -21,6 +24,13 @@ MAX_CELL_CHARS = 100_000
 """Characters of one cell looked at for check calls."""
 MAX_NAMES = 200
 """Names kept per cell."""
+MAX_PARSE_CHARS = 50_000
+"""Largest cell whose code is parsed for the names it assigns (the book's largest cell has 4,315
+characters). A larger cell is not parsed: it is flagged in the report, and its model calls are charged to
+the question whose check follows it only. Parsing is the one step here that is not small and linear: a
+5.24 MB cell of ``a,a,a,...`` took the worker to 3.2 GB and about 33 s (issue 44)."""
+MAX_PARSE_TOTAL = 500_000
+"""Characters parsed per notebook, all cells together (cells past it are flagged like large ones)."""
 _CHECK = re.compile(r"""grader\.check\([ \t]*["']([A-Za-z0-9_]{1,40})["']""")
 
 
@@ -109,6 +119,25 @@ def inspect(data: bytes, is_notebook: bool, suffix: str, assignments: list[str])
             f"assignment {shown_name!r} is not one of {sorted(assignments)}" if shown_name else
             "the notebook names no assignment (metadata otter.assignment_name)")}
     cells = [(i, c.cell_type, c.source) for i, c in enumerate(nb.cells)]
-    names = {i: assigned_names(source) for i, kind, source in cells[:MAX_CELLS] if kind == "code"}
+    names, unparsed = parsed_names(cells)
     return {"status": "", "assignment": name, "notebook": nbformat.writes(nb).encode(),
-            "cells": cell_questions(cells), "names": {i: n for i, n in names.items() if n}}
+            "cells": cell_questions(cells), "names": {i: n for i, n in names.items() if n},
+            "unparsed": unparsed}
+
+
+def parsed_names(cells: list) -> tuple[dict[int, list[str]], list[tuple[int, int]]]:
+    """Cell index -> assigned names, for the code cells within ``MAX_PARSE_CHARS`` each and
+    ``MAX_PARSE_TOTAL`` together; and (index, characters) of the code cells not parsed (at most 20)."""
+    names: dict[int, list[str]] = {}
+    unparsed: list[tuple[int, int]] = []
+    total = 0
+    for index, kind, source in cells[:MAX_CELLS]:
+        if kind != "code":
+            continue
+        if len(source) > MAX_PARSE_CHARS or total + len(source) > MAX_PARSE_TOTAL:
+            if len(unparsed) < 20:
+                unparsed.append((index, len(source)))
+            continue
+        total += len(source)
+        names[index] = assigned_names(source)
+    return names, unparsed

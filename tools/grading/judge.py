@@ -37,6 +37,11 @@ HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 MAX_ERRORS = 20
+WORKER_MEMORY = 1 << 30
+"""Address space of one verdict worker (RLIMIT_AS, set by the worker before it reads anything): a
+warmed worker holds about 0.4 GB; past the limit an allocation fails with MemoryError, which the
+worker answers as an error for that file (issue 44: two workers parsing a huge expression took
+3.2 GB each from the host)."""
 
 
 def _cells_summary(cells) -> dict:
@@ -48,8 +53,18 @@ def _cells_summary(cells) -> dict:
     return {"errors": errors, "stopped": stopped[:200] if type(stopped) is str else ""}
 
 
+def limit_memory(limit: int = WORKER_MEMORY) -> None:
+    """Cap this process's address space at ``limit`` bytes (never raised above an existing cap)."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    capped = limit if hard == resource.RLIM_INFINITY else min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (capped, capped if hard == resource.RLIM_INFINITY else hard))
+
+
 def serve() -> int:
     """The worker: answer requests until the batch closes the pipe."""
+    limit_memory(int(os.environ.get("GRADING_WORKER_MEMORY", WORKER_MEMORY)))
     out_fd = os.dup(1)
     os.dup2(2, 1)  # anything printed by a test goes to stderr, never into the protocol
     incoming, outgoing = Connection(0, writable=False), Connection(out_fd, readable=False)
@@ -116,6 +131,17 @@ def _key(plan) -> tuple[str, str]:
     return cached
 
 
+def _cpu_of(pid: int | None) -> float | None:
+    """CPU seconds (user and system) a process has used so far, from /proc; None where unknown."""
+    if pid is None:
+        return None
+    try:
+        fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 class JudgeTimeout(Exception):
     """The verdict did not come within its time limit; the worker was killed."""
 
@@ -167,8 +193,17 @@ class Judge:
         """``inspection.inspect`` in the worker, or ``JudgeTimeout`` after ``seconds`` (plus start-up)."""
         with self._lock:
             allowance = self._ready()
+            before = _cpu_of(self._proc.pid) if not allowance else None  # not the worker's imports
             self._send.send(("inspect", data, is_notebook, suffix, list(assignments)))
-            return self._answer(seconds + allowance)
+            return self._counted(self._answer(seconds + allowance), before)
+
+    def _counted(self, reply: dict, before: float | None) -> dict:
+        """``reply`` with its "cpu" at least the worker's CPU time for it as /proc counts it (receiving
+        the request and sending the answer included, which the worker's own count leaves out)."""
+        after = _cpu_of(self._proc.pid if self._proc is not None else None)
+        if before is not None and after is not None and isinstance(reply, dict):
+            reply["cpu"] = round(max(float(reply.get("cpu") or 0.0), after - before), 3)
+        return reply
 
     def _ready(self) -> float:
         """Start the worker if needed; the extra seconds the next answer may take (its imports)."""
@@ -197,6 +232,7 @@ class Judge:
         with self._lock:
             allowance = self._ready()
             key, plan_json = _key(plan)
+            before = _cpu_of(self._proc.pid) if not allowance else None
             self._send.send(("judge", key, None if key in self._known else plan_json, lines, cell_questions,
                              seconds, cell_names or {}))
             self._known.add(key)
@@ -204,7 +240,7 @@ class Judge:
                 self.close()
                 raise JudgeTimeout(f"no verdict within {seconds:g} s")
             try:
-                return self._recv.recv()
+                return self._counted(self._recv.recv(), before)
             except (EOFError, OSError, pickle.UnpicklingError) as exc:
                 self.close()
                 raise JudgeTimeout(f"the verdict worker ended ({type(exc).__name__})") from None

@@ -46,6 +46,10 @@ REQUEST = json.load(open("/grading/request.json"))
 CPU = REQUEST.get("time_mode") == "cpu"
 WALL_FACTOR = float(REQUEST.get("wall_factor", 1.0))
 END = START + float(REQUEST["total_seconds"])
+MAX_CELL_CHARS = 200_000
+"""Largest code cell the runner runs (the book's largest has 4,315 characters). A larger cell is not
+compiled: it is reported as a cell that raised. Compiling a 5 MB cell of ``a,a,a,...`` takes more than a
+sandbox's 2 GB and its whole time (issue 44)."""
 _TYPE_NAME = type.__dict__["__name__"]
 _ARGS = BaseException.__dict__["args"]
 
@@ -215,6 +219,10 @@ def run_cells(shell, cells: list, budget: float) -> dict:
             stopped = f"the notebook ran out of its {budget:g} s before cell {index}"
             break
         result = None
+        if len(source) > MAX_CELL_CHARS:
+            errors.append(f"cell {index}: CellTooLarge: {len(source):,} characters, over the "
+                          f"{MAX_CELL_CHARS:,} a cell may have: not run")
+            continue
         try:
             _timer(left, wall_left)
             result = shell.run_cell(source, store_history=False, silent=True)

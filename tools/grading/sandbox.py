@@ -17,20 +17,23 @@ The sandbox (``bwrap``, Debian's ``bubblewrap``) gets:
   be called with them, and feedback quotes them anyway);
 * a seccomp filter (``seccomp.py``) that refuses the kernel state the
   namespaces above leave shared between sandboxes (the keyring, asynchronous
-  I/O and io_uring, page-cache advice and probes, ``RWF_NOWAIT``), new
-  namespaces and mounts, ``bpf``, ``perf_event_open``, ``userfaultfd`` and
-  ``ptrace``;
+  I/O and io_uring, page-cache advice and probes, ``RWF_NOWAIT``, file
+  watches and locks), new namespaces and mounts, ``bpf``,
+  ``perf_event_open``, ``userfaultfd`` and ``ptrace``;
 * ``/proc/sys`` hidden (an empty folder: its machine-wide counters, such as
   ``fs/aio-nr``, were a channel between neighbours), the large trees the
   runner never loads (``HIDDEN``: a browser and its driver, other toolchains)
   covered by empty folders, and every other file of ``/usr`` over 16 MB that
   it never loads (``large_files``: node, GPU drivers, LLVM) replaced by
-  ``/dev/null``, so that no sandbox can warm their pages for another;
+  ``/dev/null``, so that no sandbox can warm their pages for another; the
+  interpreter's test suite and static libraries (``python_extras``) likewise;
 * as root, a user id of its own (``--reuid``: fresh for every sandbox, no
   capabilities), so nothing the kernel keeps per user carries over either;
 * a cgroup of its own (``confine.py``): one CPU quota, one memory ceiling
   (in-memory files and tmpfs included) and one task ceiling for everything
-  it starts.
+  it starts; when it ends, the pages charged to it leave the page cache
+  (``memory.force_empty``), so that no later sandbox can time which pages it
+  read.
 
 Limits also set per process: address space, file size, processes
 (RLIMIT_NPROC), open files. Time: a budget for the notebook, one per call,
@@ -338,6 +341,43 @@ def hidden_folders() -> list[str]:
     return found
 
 
+_EXTRAS: list[tuple[list[str], list[str]]] = []
+
+
+def python_extras() -> tuple[list[str], list[str]]:
+    """(folders, files) of the Python installations bound into the sandbox that the runner never loads:
+    the interpreter's test suite (``lib/python3.*/test``, 123 MB here), its static libraries
+    (``libpython*.a``, 44 MB) and, under a virtual environment that does not use them, the base
+    interpreter's own site-packages (scipy's 25 MB OpenBLAS here), by their real paths, those that exist. Nothing else reads them, so a
+    notebook could read one byte of a page of them per bit of its answers and a later one time the reads
+    (issue 44): inside the sandbox the folders are empty and the files are /dev/null."""
+    if _EXTRAS:
+        return _EXTRAS[0]
+    import glob
+    import sysconfig
+
+    folders, files = [], []
+    on_path = {os.path.realpath(p) for p in sys.path if p}
+    for key in ("purelib", "platlib"):  # the base interpreter's packages, where the venv does not use them
+        site = os.path.realpath(sysconfig.get_path(key, vars={"base": sys.base_prefix,
+                                                              "platbase": sys.base_exec_prefix}))
+        if site not in on_path and os.path.isdir(site) and site not in folders and \
+                not any(p.startswith(site + "/") for p in on_path):
+            folders.append(site)
+    for root in [*python_roots(), "/usr"]:
+        for path in sorted(glob.glob(os.path.join(root, "lib", "python3*", "test"))):
+            real = os.path.realpath(path)
+            if os.path.isdir(real) and real == path and real not in folders:
+                folders.append(real)
+        for pattern in (("lib", "python3*", "config-*", "libpython*.a"), ("lib", "libpython*.a"),
+                        ("lib", "*-linux-gnu", "libpython*.a")):
+            for path in sorted(glob.glob(os.path.join(root, *pattern))):
+                if os.path.isfile(path) and not os.path.islink(path) and path not in files:
+                    files.append(path)
+    _EXTRAS.append((folders, files))
+    return folders, files
+
+
 _LARGE: list[tuple[str, ...]] = []
 
 
@@ -411,9 +451,10 @@ def _bwrap_command(package: pathlib.Path, notebook_name: str, limits: Limits, fd
                      + [(str(package), "/grading/lib/clustermath")],
                      made={"/", "/usr", "/tmp", "/home", "/home/student"})
     cmd += ["--perms", "0555", "--tmpfs", "/proc/sys", "--remount-ro", "/proc/sys"]
-    for folder in hidden_folders():
+    extra_folders, extra_files = python_extras()
+    for folder in hidden_folders() + extra_folders:
         cmd += ["--perms", "0555", "--tmpfs", folder, "--remount-ro", folder]
-    for path in large_files():
+    for path in sorted(set(large_files()) | set(extra_files)):
         cmd += ["--ro-bind", "/dev/null", path]
     cmd += ["--perms", "0644", "--ro-bind-data", str(fds["runner"]), "/grading/runner.py",
             "--perms", "0644", "--ro-bind-data", str(fds["plain"]), "/grading/plain.py",

@@ -25,7 +25,14 @@ any of them, so the filter refuses them with ``EPERM``:
   (whose flags sit behind a pointer the filter cannot read) answers
   ``ENOSYS``, so the C library falls back to ``clone``;
 * ``bpf``, ``perf_event_open``, ``userfaultfd``, ``ptrace``,
-  ``process_vm_readv``, ``process_vm_writev``, ``kcmp``.
+  ``process_vm_readv``, ``process_vm_writev``, ``kcmp``;
+* file watches and locks (issue 44): ``inotify_init``, ``inotify_init1``,
+  ``inotify_add_watch``, ``fanotify_init``, ``fanotify_mark``, ``flock``, and
+  ``fcntl``'s lock, lease and dnotify commands (``FCNTL_REFUSED``). A watch
+  needs only read access and sees every open of a shared read-only file,
+  whoever opened it; a neighbour's shared lock makes ``LOCK_EX|LOCK_NB``
+  fail until it ends: each was an exact channel between two notebooks
+  graded at once. Every other ``fcntl`` command stays allowed.
 
 The filter allows every other call (it is a deny list, not an allow list:
 the notebook runs numpy and matplotlib, whose calls vary by version). It is
@@ -49,7 +56,7 @@ import platform
 import struct
 
 # struct seccomp_data: int nr; __u32 arch; __u64 instruction_pointer; __u64 args[6]
-_NR, _ARCH, _ARG0_LOW = 0, 4, 16  # args[0]'s low word (little-endian machines only, as both below are)
+_NR, _ARCH, _ARG0_LOW, _ARG1_LOW = 0, 4, 16, 24  # args[n]'s low word (little-endian machines only, as both below are)
 # classic BPF opcodes (linux/filter.h)
 _LD_W_ABS = 0x00 | 0x00 | 0x20   # BPF_LD | BPF_W | BPF_ABS
 _JEQ_K = 0x05 | 0x10 | 0x00      # BPF_JMP | BPF_JEQ | BPF_K
@@ -68,8 +75,13 @@ REFUSED = ("add_key", "request_key", "keyctl",
            "fadvise64", "readahead", "mincore", "cachestat", "preadv2", "pwritev2",
            "unshare", "setns", "mount", "umount2", "pivot_root", "open_tree", "move_mount", "fsopen",
            "fsconfig", "fsmount", "fspick", "mount_setattr",
-           "bpf", "perf_event_open", "userfaultfd", "ptrace", "process_vm_readv", "process_vm_writev", "kcmp")
-"""The calls refused with EPERM, by name."""
+           "bpf", "perf_event_open", "userfaultfd", "ptrace", "process_vm_readv", "process_vm_writev", "kcmp",
+           "inotify_init", "inotify_init1", "inotify_add_watch", "fanotify_init", "fanotify_mark", "flock")
+"""The calls refused with EPERM, by name (``inotify_init`` exists only on x86-64)."""
+FCNTL_REFUSED = (5, 6, 7, 12, 13, 14, 36, 37, 38, 1024, 1026)
+"""``fcntl`` commands refused with EPERM: F_GETLK, F_SETLK, F_SETLKW, their 64-bit names (12-14, which a
+64-bit kernel does not know), F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW, F_SETLEASE and F_NOTIFY (dnotify,
+inotify's older form). Every other command (F_GETFL, F_SETFD, F_DUPFD...) is allowed."""
 
 ARCHES = {
     # machine: (AUDIT_ARCH_*, {call: number}) from arch/x86/entry/syscalls/syscall_64.tbl and
@@ -82,7 +94,9 @@ ARCHES = {
         "unshare": 272, "setns": 308, "mount": 165, "umount2": 166, "pivot_root": 155, "open_tree": 428,
         "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433, "mount_setattr": 442,
         "bpf": 321, "perf_event_open": 298, "userfaultfd": 323, "ptrace": 101, "process_vm_readv": 310,
-        "process_vm_writev": 311, "kcmp": 312, "clone": 56, "clone3": 435}),
+        "process_vm_writev": 311, "kcmp": 312, "clone": 56, "clone3": 435,
+        "inotify_init": 253, "inotify_add_watch": 254, "inotify_init1": 294, "fanotify_init": 300,
+        "fanotify_mark": 301, "flock": 73, "fcntl": 72}),
     "aarch64": (0xC00000B7, {
         "add_key": 217, "request_key": 218, "keyctl": 219,
         "io_setup": 0, "io_destroy": 1, "io_submit": 2, "io_cancel": 3, "io_getevents": 4,
@@ -91,7 +105,9 @@ ARCHES = {
         "unshare": 97, "setns": 268, "mount": 40, "umount2": 39, "pivot_root": 41, "open_tree": 428,
         "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433, "mount_setattr": 442,
         "bpf": 280, "perf_event_open": 241, "userfaultfd": 282, "ptrace": 117, "process_vm_readv": 270,
-        "process_vm_writev": 271, "kcmp": 272, "clone": 220, "clone3": 435}),
+        "process_vm_writev": 271, "kcmp": 272, "clone": 220, "clone3": 435,
+        "inotify_add_watch": 27, "inotify_init1": 26, "fanotify_init": 262, "fanotify_mark": 263,
+        "flock": 32, "fcntl": 25}),
 }
 
 
@@ -99,45 +115,73 @@ def _op(code: int, jt: int, jf: int, k: int) -> bytes:
     return struct.pack("=HBBI", code, jt, jf, k)
 
 
+def _assemble(program: list[tuple]) -> bytes:
+    """Instructions (code, true label, false label, k) or label strings -> the BPF program; a jump's
+    labels are resolved to offsets (0 or None: the next instruction)."""
+    at, index = {}, 0
+    for item in program:
+        if isinstance(item, str):
+            at[item] = index
+        else:
+            index += 1
+    out, index = [], 0
+    for item in program:
+        if isinstance(item, str):
+            continue
+        code, jt, jf, k = item
+        offsets = []
+        for label in (jt, jf):
+            offset = 0 if label in (0, None) else at[label] - index - 1
+            assert 0 <= offset < 256, (label, offset)
+            offsets.append(offset)
+        out.append(_op(code, offsets[0], offsets[1], k))
+        index += 1
+    return b"".join(out)
+
+
 def sandbox_filter(machine: str | None = None) -> bytes | None:
     """The BPF program (``struct sock_filter`` array) for this machine, or None if its numbers are unknown.
 
     Layout: the table check, the x32 check, one comparison per refused call
     (a match jumps to the refusal at the end), ``clone3`` to ``ENOSYS``,
-    ``clone`` to its flag check, and ``ALLOW`` for the rest.
+    ``clone`` to its flag check, ``fcntl`` to its command check, and
+    ``ALLOW`` for the rest.
     """
     machine = machine or platform.machine()
     if machine not in ARCHES:
         return None
     arch, numbers = ARCHES[machine]
-    refused = sorted({numbers[name] for name in REFUSED})
-    n = len(refused)
-    # index of each instruction: 0 ld arch, 1 jeq arch, 2 ret refuse, 3 ld nr, 4 jset x32,
-    # 5..5+n-1 jeq refused, 5+n jeq clone3, 6+n jeq clone, 7+n ret allow, 8+n ret enosys,
-    # 9+n ld arg0, 10+n jset ns flags, 11+n ret allow, 12+n ret refuse
-    refuse_at, enosys_at, clone_at = 12 + n, 8 + n, 9 + n
-    program = [
-        _op(_LD_W_ABS, 0, 0, _ARCH),
-        _op(_JEQ_K, 1, 0, arch),            # the native table: go on
-        _op(_RET_K, 0, 0, _REFUSE),         # any other table: refused
-        _op(_LD_W_ABS, 0, 0, _NR),
-        _op(_JSET_K, refuse_at - 5, 0, _X32),  # an x32 call: refused
+    refused = sorted({numbers[name] for name in REFUSED if name in numbers})
+    program: list = [
+        (_LD_W_ABS, 0, 0, _ARCH),
+        (_JEQ_K, "native", 0, arch),        # the native table: go on
+        (_RET_K, 0, 0, _REFUSE),            # any other table: refused
+        "native",
+        (_LD_W_ABS, 0, 0, _NR),
+        (_JSET_K, "refuse", 0, _X32),       # an x32 call: refused
     ]
-    for i, number in enumerate(refused):
-        here = 5 + i
-        program.append(_op(_JEQ_K, refuse_at - here - 1, 0, number))
+    program += [(_JEQ_K, "refuse", 0, number) for number in refused]
     program += [
-        _op(_JEQ_K, enosys_at - (5 + n) - 1, 0, numbers["clone3"]),
-        _op(_JEQ_K, clone_at - (6 + n) - 1, 0, numbers["clone"]),
-        _op(_RET_K, 0, 0, _ALLOW),
-        _op(_RET_K, 0, 0, _NO_SUCH_CALL),
-        _op(_LD_W_ABS, 0, 0, _ARG0_LOW),
-        _op(_JSET_K, 1, 0, NAMESPACE_FLAGS),  # a new namespace: refused
-        _op(_RET_K, 0, 0, _ALLOW),
-        _op(_RET_K, 0, 0, _REFUSE),
+        (_JEQ_K, "enosys", 0, numbers["clone3"]),
+        (_JEQ_K, "clone", 0, numbers["clone"]),
+        (_JEQ_K, "fcntl", 0, numbers["fcntl"]),
+        (_RET_K, 0, 0, _ALLOW),
+        "enosys",
+        (_RET_K, 0, 0, _NO_SUCH_CALL),
+        "clone",
+        (_LD_W_ABS, 0, 0, _ARG0_LOW),
+        (_JSET_K, "refuse", 0, NAMESPACE_FLAGS),  # a new namespace: refused
+        (_RET_K, 0, 0, _ALLOW),
+        "fcntl",
+        (_LD_W_ABS, 0, 0, _ARG1_LOW),
     ]
-    assert len(program) == 13 + n and max(refuse_at - 5, refuse_at - 6) < 256
-    return b"".join(program)
+    program += [(_JEQ_K, "refuse", 0, command) for command in FCNTL_REFUSED]
+    program += [
+        (_RET_K, 0, 0, _ALLOW),
+        "refuse",
+        (_RET_K, 0, 0, _REFUSE),
+    ]
+    return _assemble(program)
 
 
 keyring_filter = sandbox_filter
