@@ -16,15 +16,16 @@ contents after the first on a new page (the single-page builder marks each
 with a `<span id="document-...">` and demotes its title to an h3), keeps figures and table rows whole, hides the site's
 navigation and lets wide tables and code wrap. A4, backgrounds printed.
 
-Before printing, every folded thing opens (the solutions' code cells, the
-discussions, hidden inputs: paper has no button to unfold them), the page is
+Before printing, the solutions' folded code cells and the discussions open
+(paper has no button to unfold them; a chapter's folded code and its folded
+check lines stay folded, as the page shows them), the page is
 laid out at the width of A4's printable area, and every table, code block,
 output and picture that is wider than that column is listed in
 ``layout.json`` beside the PDF (tests/browser/test_pdf.py requires none). The
 PDF carries bookmarks made from the headings (chapters and their sections),
 page numbers in the footer ("12 / 290") and a tagged structure for screen
-readers. ``stats.json`` beside it records the page count, size and time, which
-the README's stage table quotes.
+readers. ``stats.json`` beside it records the page count, size and time of the
+run, and ``headings.json`` the headings the bookmarks were titled from.
 """
 
 from __future__ import annotations
