@@ -12,9 +12,9 @@ in a cell's printed output becomes one line that opens to the list::
 
 The list inside wraps instead of running off the page. Lines that are not checks
 stay where they were; an output that keeps a lone check line wraps too (class
-``cm-wrap``), so no bracket is cut off at the right. The notebooks are untouched: their stored outputs keep every
-line, and nbval compares them as before; only the HTML (and the single-page build
-the PDF prints, where tools/pdf.py opens every fold) changes.
+``cm-wrap``), so no bracket is cut off at the right. The notebooks are untouched:
+their stored outputs keep every line, and nbval compares them as before; only the
+HTML changes (and the single-page build the PDF prints, which shows the folded line).
 """
 from __future__ import annotations
 
@@ -93,9 +93,7 @@ def _fold(app: Any, doctree: nodes.document, docname: str) -> None:
         if "stream" not in block.get("classes", []) or "output" not in block.get("classes", []):
             continue
         pieces = segments(block.astext())
-        if not any(is_fold for is_fold, _ in pieces):
-            if any(origin_of(line) for _, lines in pieces for line in lines):
-                block["classes"] = list(block["classes"]) + ["cm-wrap"]
+        if not any(is_fold or any(map(origin_of, lines)) for is_fold, lines in pieces):
             continue
         replacement: list[nodes.Node] = []
         for is_fold, lines in pieces:
@@ -104,7 +102,7 @@ def _fold(app: Any, doctree: nodes.document, docname: str) -> None:
             else:
                 text = "\n".join(lines)
                 # a lone check line keeps its bracket on screen: the piece wraps instead of running off
-                wrap = ["cm-wrap"] if any(origin_of(line) for line in lines) else []
+                wrap = ["cm-wrap"] if any(map(origin_of, lines)) else []
                 piece = nodes.literal_block(text, text, classes=list(block["classes"]) + wrap)
                 piece["language"] = block.get("language", "none")
                 replacement.append(piece)

@@ -78,9 +78,10 @@ def kit_requirements(repo: Path) -> str:
               if line.strip() and not line.startswith("#")]
     lab = re.search(r"^LAB_PKGS\s*:=\s*(.+)$", (repo / "Makefile").read_text(encoding="utf-8"), re.M)
     missing = set(KIT_PACKAGES) - {p.split("==")[0].lower() for p in pins}
-    if missing or not grader or not lab:
-        raise ValueError(f"the kit's requirements: no pin for {sorted(missing)} in requirements.txt, "
-                         f"or no grader or LAB_PKGS" if missing else "the kit's requirements: no grader or LAB_PKGS")
+    if missing:
+        raise ValueError(f"the kit's requirements: no pin for {sorted(missing)} in requirements.txt")
+    if not grader or not lab:
+        raise ValueError("the kit's requirements: no grader in requirements-exercises.txt or no LAB_PKGS in the Makefile")
     return "\n".join(["# The exercises' packages, pinned as the book pins them", *pins, *grader,
                       *lab.group(1).split(), "# the book's helper package, from lib/", "-e .", ""])
 

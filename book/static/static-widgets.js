@@ -78,7 +78,8 @@
     var n = pageNote();
     if (!n) return;
     var parts = framed ? FRAMED : STILLS;
-    var text = parts.join("") + (framed && stills ? MIXED : "");
+    var tail = parts[2] + (framed && stills ? MIXED : "");
+    var text = parts[0] + parts[1] + tail;
     if (n.getAttribute("data-text") === text) return;
     n.setAttribute("data-text", text);
     n.textContent = "";
@@ -86,7 +87,7 @@
     var code = document.createElement("code");
     code.textContent = parts[1];
     n.appendChild(code);
-    n.appendChild(document.createTextNode(parts[2] + (framed && stills ? MIXED : "")));
+    n.appendChild(document.createTextNode(tail));
   }
 
   function describe(root) {
@@ -142,7 +143,6 @@
     });
     label(root, true);
     alt(root);
-    root.setAttribute("data-cm-still", "");
   }
   window.__cmFramesFreeze = freeze;
 
