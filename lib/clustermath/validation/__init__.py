@@ -3,6 +3,8 @@
 * ``predict``: ``predict_run``, one training step of a dense transformer from
   its shape, parallelism and hardware (FLOPs, bubble, exposed communication,
   stragglers), its calibrated constants and the rows they were fitted on;
+* ``gpus``: the GPUs the measured runs use, as data (``Gpu`` records from the vendors'
+  data sheets, cited; ``gpu(name)`` looks one up);
 * ``training_time``: the effective training-time ratio of a run that fails,
   checkpoints and restarts, and the days a token budget takes;
 * ``holdout``: calibrate, then validate: every family of the measurements
@@ -18,6 +20,8 @@
 """
 from importlib import import_module
 
+from .gpus import *  # noqa: F401,F403
+from .gpus import __all__ as _gpus_all
 from .predict import *  # noqa: F401,F403
 from .predict import __all__ as _predict_all
 from .training_time import *  # noqa: F401,F403
@@ -29,7 +33,7 @@ _MEASUREMENTS = (
     "disagreements", "family", "load_measurements", "peak_basis", "printed", "run_config",
 )
 
-__all__ = [*_predict_all, *_training_time_all]
+__all__ = [*_gpus_all, *_predict_all, *_training_time_all]
 """What ``from clustermath import *`` takes from this wing (the measurements' names are imported by name)."""
 
 
