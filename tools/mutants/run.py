@@ -74,6 +74,7 @@ MODULES: dict[str, list[str]] = {
     **{f"scaleup/{m}": CH5 for m in ("domains.py", "ring_builder.py")},
     **{f"validation/{m}": CH6 for m in ("predict.py", "training_time.py", "measurements.py", "holdout.py")},
     "validation/gpus.py": ["test_gpus.py", CLAIMS],
+    "validation/flop_counts.py": ["test_flop_counts.py", CLAIMS],
 }
 """Every model module (path under lib/clustermath) and the test files that cover it.
 ``make mutants MODULES=<wing>`` runs one wing's modules (``peak``, ``reliability``, ...)."""

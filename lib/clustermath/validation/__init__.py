@@ -3,6 +3,8 @@
 * ``predict``: ``predict_run``, one training step of a dense transformer from
   its shape, parallelism and hardware (FLOPs, bubble, exposed communication,
   stragglers), its calibrated constants and the rows they were fitted on;
+* ``flop_counts``: attention's FLOPs, full or causal, and a training step's FLOPs under each
+  convention the sources count in (``step_flops``, ``convert_flop_rate``);
 * ``gpus``: the GPUs the measured runs use, as data (``Gpu`` records from the vendors'
   data sheets, cited; ``gpu(name)`` looks one up);
 * ``training_time``: the effective training-time ratio of a run that fails,
@@ -20,6 +22,8 @@
 """
 from importlib import import_module
 
+from .flop_counts import *  # noqa: F401,F403
+from .flop_counts import __all__ as _flop_counts_all
 from .gpus import *  # noqa: F401,F403
 from .gpus import __all__ as _gpus_all
 from .predict import *  # noqa: F401,F403
@@ -33,7 +37,7 @@ _MEASUREMENTS = (
     "disagreements", "family", "load_measurements", "peak_basis", "printed", "run_config",
 )
 
-__all__ = [*_gpus_all, *_predict_all, *_training_time_all]
+__all__ = [*_flop_counts_all, *_gpus_all, *_predict_all, *_training_time_all]
 """What ``from clustermath import *`` takes from this wing (the measurements' names are imported by name)."""
 
 
