@@ -5,6 +5,8 @@
   stragglers), its calibrated constants and the rows they were fitted on;
 * ``flop_counts``: attention's FLOPs, full or causal, and a training step's FLOPs under each
   convention the sources count in (``step_flops``, ``convert_flop_rate``);
+* ``gemm``: one GEMM's time from its shape (tiles, waves, split-K, a size term and a roofline),
+  calibrated on published GEMM tables (``gemm_time``, ``KERNEL_POINTS``);
 * ``gpus``: the GPUs the measured runs use, as data (``Gpu`` records from the vendors'
   data sheets, cited; ``gpu(name)`` looks one up);
 * ``training_time``: the effective training-time ratio of a run that fails,
@@ -24,6 +26,8 @@ from importlib import import_module
 
 from .flop_counts import *  # noqa: F401,F403
 from .flop_counts import __all__ as _flop_counts_all
+from .gemm import *  # noqa: F401,F403
+from .gemm import __all__ as _gemm_all
 from .gpus import *  # noqa: F401,F403
 from .gpus import __all__ as _gpus_all
 from .predict import *  # noqa: F401,F403
@@ -37,7 +41,7 @@ _MEASUREMENTS = (
     "disagreements", "family", "load_measurements", "peak_basis", "printed", "run_config",
 )
 
-__all__ = [*_flop_counts_all, *_gpus_all, *_predict_all, *_training_time_all]
+__all__ = [*_flop_counts_all, *_gemm_all, *_gpus_all, *_predict_all, *_training_time_all]
 """What ``from clustermath import *`` takes from this wing (the measurements' names are imported by name)."""
 
 
