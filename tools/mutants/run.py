@@ -76,6 +76,7 @@ MODULES: dict[str, list[str]] = {
     "validation/gpus.py": ["test_gpus.py", CLAIMS],
     "validation/flop_counts.py": ["test_flop_counts.py", CLAIMS],
     "validation/gemm.py": ["test_gemm.py", CLAIMS],
+    "validation/kernels.py": ["test_kernels.py", "test_gemm.py", CLAIMS],
 }
 """Every model module (path under lib/clustermath) and the test files that cover it.
 ``make mutants MODULES=<wing>`` runs one wing's modules (``peak``, ``reliability``, ...)."""

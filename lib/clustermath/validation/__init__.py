@@ -7,6 +7,9 @@
   convention the sources count in (``step_flops``, ``convert_flop_rate``);
 * ``gemm``: one GEMM's time from its shape (tiles, waves, split-K, a size term and a roofline),
   calibrated on published GEMM tables (``gemm_time``, ``KERNEL_POINTS``);
+* ``kernels``: a layer's compute as the GEMMs its kernels run (linear layers, causal attention,
+  the output layer), each timed by ``gemm_time`` (import by module: ``from
+  clustermath.validation import kernels``);
 * ``gpus``: the GPUs the measured runs use, as data (``Gpu`` records from the vendors'
   data sheets, cited; ``gpu(name)`` looks one up);
 * ``training_time``: the effective training-time ratio of a run that fails,
