@@ -518,6 +518,8 @@ def _config(r: dict) -> dict:
         config["ffn_hidden"] = int(r["ffn_hidden"])
     if r["memory_TBps"]:
         config["memory_TBps"] = float(r["memory_TBps"])
+    if r["grad_bytes"]:
+        config["grad_bytes"] = float(r["grad_bytes"])
     return config
 
 
@@ -768,7 +770,7 @@ def test_assumed_columns_of_every_kind_of_row():
     assert measurements.assumed_columns("llama3-t4-1") == tuple(text["llama3-t4-1"].split(";"))
     frame = measurements.load_measurements()
     assert measurements.assumed_columns(frame.loc["nar21-t1-01"]) == ("microbatch", "scale_up_GBps", "precision",
-                                                                      "overlap")
+                                                                      "overlap", "grad_bytes")
 
 
 def test_comparable_reads_mappings_and_rows():

@@ -64,7 +64,7 @@ MARKERS = {"narayanan2021": ("o", "#0072B2"), "korthikanti2023": ("s", "#E69F00"
 
 ASSUMED_WORDS = {"scale_up_GBps": "scale-up link", "scale_out_GBps": "scale-out link", "peak_tflops": "peak",
                  "gpu_type": "GPU", "virtual_stages": "interleaving", "microbatch": "micro-batch",
-                 "sequence_parallel": "sequence parallelism"}
+                 "sequence_parallel": "sequence parallelism", "grad_bytes": "gradient bytes"}
 """How the run explorer names a row's assumed inputs."""
 
 SCALE = 1.5
