@@ -71,6 +71,14 @@ def test_written_edition_config_and_toc(tmp_path):
     assert yaml.safe_load(toc_path.read_text(encoding="utf-8")) == edition.edition_toc("student")
 
 
+def test_student_edition_draws_no_button_that_opens_the_repository():
+    full, student = edition.edition_config("full"), edition.edition_config("student")
+    assert full["launch_buttons"]["binderhub_url"] and full["html"]["use_repository_button"]
+    assert not any(student["launch_buttons"].get(url) for url in edition.LAUNCH_URLS)
+    assert not any(student["html"].get(button) for button in edition.REPOSITORY_BUTTONS)
+    assert student["repository"] == full["repository"], "the install line of how_to_use still reads it"
+
+
 def test_pdf_config_is_valid_from_its_own_folder(tmp_path):
     # `make pdf` from a clean checkout: the config lives under _build/pdf/, so a relative
     # extension path ("book/_ext") would be looked up there ("Could not import extension").

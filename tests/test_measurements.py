@@ -295,3 +295,31 @@ def test_the_disagreement_list_is_printable():
                            "unit": d.unit, "computation": d.computation} for d in disagreements()])
     assert table["computation"].str.len().min() > 20
     assert not any(math.isnan(x) for x in table["recomputed"])
+
+
+def test_a_gradient_width_no_source_states_is_marked_assumed(data):
+    tput = data[data["family"] == "throughput"]
+    for rid, r in tput.iterrows():
+        if "grad_bytes" in assumed_columns(rid):
+            assert r["grad_bytes"] == 4, rid                      # FP32, Megatron-LM's default
+        else:                                                     # stated: a config cited in the note
+            assert r["grad_bytes"] == 2 and "grad_sync_dtype bf16" in r["note"], rid
+            assert "NeMo-Framework-Launcher" in r["note"] and "tag 24.07" in r["note"], rid
+    assert (tput["assumed"].str.contains("grad_bytes")).sum() >= 100
+
+
+def test_nemo_rows_cite_their_launcher_config():
+    data = load_measurements()
+    nemo = data[data["key"] == "nemo2024perf"]
+    assert len(nemo) == 10
+    for rid, r in nemo.iterrows():
+        assert "NVIDIA/NeMo-Framework-Launcher launcher_scripts/conf/training/" in r["note"], rid
+        assert "commit 8325688d8345" in r["note"], rid
+        for switch in ("recompute", "sequence_parallel", "sharding"):     # every recipe states these
+            assert switch not in assumed_columns(rid), (rid, switch)
+    # what the configs say that the earlier rows assumed otherwise
+    assert data.at["nemo24-nemotron-340b-128", "recompute"] == "selective"
+    assert "ub_tp_comm_overlap false" in data.at["nemo24-gpt3-175b-128", "note"]
+    assert "overlap" in assumed_columns("nemo24-gpt3-175b-128")            # TP overlap off: no one switch says it
+    assert "overlap" not in assumed_columns("nemo24-llama3-70b-64")        # every overlap on, as stated
+    assert "no FP8 example script" in data.at["nemo24-nemotron-340b-128", "note"]

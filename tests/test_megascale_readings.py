@@ -38,14 +38,14 @@ def test_the_errors_are_real_errors_not_a_unit_slip(two):
     low, high = ERROR_RANGE
     for column in ("error_megatron", "error_megascale"):
         assert two[column].between(low, high).all()
-    # Megatron-LM's switches: every row slow, from about −22% to about zero
-    assert -0.22 < two["error_megatron"].min() < -0.21
-    assert -0.001 < two["error_megatron"].max() <= 0.0
-    # the 530B rows of Figure 9: within half a percent as Megatron-LM, 13% to 14% fast as MegaScale
+    # Megatron-LM's switches: every row slow, from about −21% to about −3%
+    assert -0.21 < two["error_megatron"].min() < -0.20
+    assert -0.03 < two["error_megatron"].max() < -0.02
+    # the 530B rows of Figure 9: about 3% slow as Megatron-LM, 10% to 11% fast as MegaScale
     f9 = two[two["layers"] > 100]
     assert sorted(f9.index) == ["ms24-f9-4", "ms24-f9-5", "ms24-f9-6"]
-    assert f9["error_megatron"].abs().max() < 0.005
-    assert 0.13 < f9["error_megascale"].min() and f9["error_megascale"].max() < 0.14
+    assert f9["error_megatron"].abs().max() < 0.035
+    assert 0.10 < f9["error_megascale"].min() and f9["error_megascale"].max() < 0.11
 
 
 def test_error_text_flags_what_cannot_be_an_error():

@@ -88,8 +88,10 @@ def test_small_run_by_hand():
     assert (r.dp, r.microbatches) == (2, 4)           # d = 8/(2·2), m = 8/(1·2)
     f_model = 3 * 1_855_425_871_872                    # the FLOPs above
     f_hw = f_model
-    assert r.compute_s == pytest.approx(f_hw / (8 * 100e12 * 0.5))            # 0.013915694 s
-    assert r.compute_s == pytest.approx(0.013915694039, rel=1e-9)
+    # the last stage paces: its 2 layers' share (2/3 of the FLOPs over 8 GPUs) and the logits (the other
+    # third) on its 4 GPUs alone, p = 2 times their even share: (2/3 + 2·1/3) of f over 8 GPUs
+    assert r.compute_s == pytest.approx(f_hw * (2 / 3 + 2 / 3) / (8 * 100e12 * 0.5))   # 0.018554259 s
+    assert r.compute_s == pytest.approx(0.018554258719, rel=1e-9)
     # TP: m · l/p · 4 all-reduces · 2(2−1)/2 · 2 B·1·3072·512 bytes over 100 GB/s (the 8 GPUs share a domain)
     assert r.tp_comm_s == pytest.approx(4 * 2 * 4 * 1 * 2 * 3072 * 512 / 100e9)  # 0.00100663296 s
     # PP: 2 m v sends of 2·1·3072·512/2 bytes over 100 GB/s
@@ -233,7 +235,8 @@ def test_kernel_share():
     assert kernel_share(1e12) == pytest.approx(KERNEL_EFFICIENCY)
     assert kernel_share(1000, efficiency=0.5, half_width=0) == 0.5
     assert kernel_share(2304, half_width=954) < kernel_share(20480, half_width=954) < KERNEL_EFFICIENCY
-    assert kernel_share(2304) == KERNEL_EFFICIENCY   # the calibrated h½ is 0: flat
+    # the calibrated h½ is small: the narrowest 2021 model keeps 98% of η_∞
+    assert KERNEL_EFFICIENCY > kernel_share(2304) > 0.97 * KERNEL_EFFICIENCY
     for bad, message in (({"hidden": 0}, "hidden must be a number in (0, inf)"),
                          ({"efficiency": 1.5}, "efficiency must be a number in (0, 1]"),
                          ({"half_width": -1}, "half_width must be a number in [0, inf)")):
@@ -267,7 +270,7 @@ def test_defaults_are_their_calibration():
         if row.run:
             assert fits[row.constant].predicted == pytest.approx(row.measured) or fits[row.constant].at_bound
     h = fits["kernel_half_width"]
-    assert h.at_bound and h.value == 0.0   # the memory-bound work explains the width law: no slower GEMMs
+    assert not h.at_bound and h.value < 100.0   # the memory-bound work explains nearly all of the width law
     assert not fits["kernel_efficiency"].at_bound
     assert fits["latency_s"].value == pytest.approx(47.54e-6 / 8)
     # three of the throughput rows, at most a fifth of them

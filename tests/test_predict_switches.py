@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 from argument_errors import assert_errors_name_their_argument
 from clustermath import (
     LATENCY_S, OVERLAP_SLOWDOWN, Stack, collective_time, data_parallel_bytes, elementwise_bytes,
-    elementwise_time, hidden_behind, latency_crossover_bytes, layer_flops, memory_bandwidth_TBps, predict_run,
+    elementwise_time, hidden_behind, latency_crossover_bytes, layer_flops, memory_bandwidth_TBps,
+    output_layer_time, predict_run,
     ring_factor,
 )
 from test_predict_run import runs
@@ -172,9 +173,66 @@ def test_every_new_argument_error_names_its_argument():
 
 
 def test_uneven_stages_run_at_the_slowest():
-    even = predict_run(**{**LLAMA70B, "virtual_stages": 1})
-    uneven = predict_run(**{**LLAMA70B, "virtual_stages": 1, "layers": 78})   # stages of 20, 20, 20, 18
-    assert uneven.compute_s == pytest.approx(even.compute_s, rel=1e-9)   # the 20-layer stages set the pace
+    # without an output layer: stages of 20, 20, 19, 19 run at the pace of the 20-layer ones
+    even = predict_run(**{**LLAMA70B, **EXACT, "virtual_stages": 1, "vocab": 0})
+    uneven = predict_run(**{**LLAMA70B, **EXACT, "virtual_stages": 1, "vocab": 0, "layers": 78})
+    assert uneven.compute_s == pytest.approx(even.compute_s, rel=1e-9)
+    # with it, the last stage's 19 layers and the output layer (more than a layer's work at V = 128,256)
+    out = predict_run(**{**LLAMA70B, **EXACT, "virtual_stages": 1, "layers": 78})
+    assert out.compute_s == pytest.approx(even.compute_s * 19 / 20 + _output(LLAMA70B), rel=1e-9)
+
+
+# -- the output layer on the last stage ------------------------------------------------------------
+
+EXACT = {"memory_TBps": INF, "kernel_efficiency": 0.5, "hopper_kernel_efficiency": 0.5, "kernel_half_width": 0.0}
+"""Where the compute is the FLOPs at one rate: no memory-bound work, one flat efficiency."""
+
+
+def _output(run: dict, efficiency: float = 0.5) -> float:
+    """The output layer's time on one GPU of the last stage, by hand: 3·2Vh·B·s·p / (N·peak·η)."""
+    return (3 * 2 * run["vocab"] * run["hidden"] * run["global_batch"] * run["seq_len"] * run["pp"]
+            / (run["gpus"] * run["peak_tflops"] * 1e12 * efficiency))
+
+
+def test_output_layer_time_by_hand():
+    assert output_layer_time(tokens=1000, vocab=100, hidden=10, stages=4, rate=1e6) == 3 * 2 * 100 * 10 * 1000 * 4 / 1e6
+    assert output_layer_time(tokens=1000, vocab=0, hidden=10, stages=4, rate=1e6) == 0.0   # no vocabulary
+    assert output_layer_time(tokens=0, vocab=100, hidden=10, stages=4, rate=1e6) == 0.0    # an empty batch
+    assert_errors_name_their_argument(output_layer_time, dict(tokens=1000, vocab=100, hidden=10, stages=4, rate=1e6))
+
+
+def test_one_stage_keeps_the_even_spread():
+    # pp = 1: every GPU does its share of the logits, as the naive model has it: f_hw / (N·peak·η)
+    run = {**LLAMA70B, **EXACT, "pp": 1, "virtual_stages": 1, "gpus": 32}
+    r = predict_run(**run)
+    assert r.compute_s == pytest.approx(r.hardware_flops / (32 * 989e12 * 0.5), rel=1e-12)
+    # and the output layer is its p = 1 share: the step without a vocabulary is shorter by exactly that
+    bare = predict_run(**{**run, "vocab": 0})
+    assert r.compute_s - bare.compute_s == pytest.approx(_output(run), rel=1e-9)
+
+
+def test_the_last_stage_is_slower_by_the_output_layer():
+    run = {**LLAMA70B, **EXACT, "virtual_stages": 1}   # 80 layers on 4 stages: 20 each
+    with_head, bare = predict_run(**run), predict_run(**{**run, "vocab": 0})
+    assert with_head.compute_s - bare.compute_s == pytest.approx(_output(run), rel=1e-9)
+    # p times what an even spread would give: the job's logit FLOPs over N GPUs
+    even_share = 3 * 2 * run["vocab"] * run["hidden"] * 128 * 4096 / (128 * 989e12 * 0.5)
+    assert _output(run) == pytest.approx(4 * even_share)
+    assert with_head.step_s > bare.step_s
+
+
+def test_the_output_layer_runs_at_16_bits_under_fp8():
+    # Megatron-Core's output layer is no Transformer Engine module: FP8 speeds the layers, not the logits
+    run = {**LLAMA70B, **EXACT, "virtual_stages": 1, "precision": "fp8"}
+    with_head, bare = predict_run(**run), predict_run(**{**run, "vocab": 0})
+    assert with_head.compute_s - bare.compute_s == pytest.approx(_output(run), rel=1e-9)
+
+
+@pytest.mark.parametrize("pp", [1, 2, 4, 8])
+def test_a_bigger_vocabulary_never_speeds_a_step(pp):
+    steps = [predict_run(**{**LLAMA70B, "pp": pp, "virtual_stages": 1, "vocab": v}).step_s
+             for v in (0, 32_000, 128_256, 256_000, 1_000_000)]
+    assert steps == sorted(steps) and steps[0] < steps[-1]
 
 
 # -- properties -------------------------------------------------------------------------------------

@@ -63,3 +63,21 @@ def test_the_plan_explorer_flags_a_degenerate_plan_on_screen():
     assert notes == ["more stages than micro-batches", "bubble over half the step", "TP beyond the scale-up domain"]
     html = e.table_html(result)
     assert "most stages idle" in html and "more than half the step" in html and "scale-up domain" in html
+
+
+def test_the_run_explorer_says_which_peak_an_mfu_is_on():
+    # a 16-bit row: one basis, named with its peak
+    rows = dict(run_explorer()._rows(run_explorer().compute()))
+    assert "measured MFU (% of the 312 TFLOP/s 16-bit peak)" in rows
+    assert "model FLOPs utilisation (% of the 312 TFLOP/s 16-bit peak)" in rows
+    assert not any("FP8" in label for label in rows)
+    # an FP8 row llm-foundry printed against the FP8 peak: both bases, the printed one as printed
+    e = run_explorer("mosaic23-h100fp8-3b-s8192-g8")
+    rows = dict(e._rows(e.compute()))
+    sixteen = float(rows["measured MFU (% of the 989 TFLOP/s 16-bit peak)"])
+    printed = float(rows["measured MFU (% of the 1,979 TFLOP/s FP8 peak, as printed)"])
+    predicted16 = float(rows["predicted MFU (% of the 989 TFLOP/s 16-bit peak)"])
+    predicted8 = float(rows["predicted MFU (% of the 1,979 TFLOP/s FP8 peak, as printed)"])
+    assert printed == 23.28                                # llm-foundry's figure, as its README prints it
+    assert sixteen == pytest.approx(printed * 1979 / 989, abs=0.005)
+    assert predicted8 == pytest.approx(predicted16 * 989 / 1979, abs=0.05)

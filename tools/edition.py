@@ -13,7 +13,11 @@ the checks students run), the appendices, and nothing that gives an answer
 away. It leaves out the Solutions part and the page for instructors, and
 ``book/_ext/edition_links.py`` removes every paragraph that links to them. The
 exercise pages are the student copies in ``exercises/``, which hold no
-solution and no hidden test (``tools/exercises.py``).
+solution and no hidden test (``tools/exercises.py``). It draws no button that
+opens the repository (launch on Binder or Colab, repository, edit, issue), since
+the repository holds the masters; its pages say so where the full book points
+at those buttons (``{only} not edition_student`` blocks, whose tags
+``edition_links.py`` sets).
 
 ``--reuse`` (``make test`` passes it) makes a build reuse what an earlier build of
 the same run computed instead of doing it again: each notebook's execution, through
@@ -43,6 +47,13 @@ EDITIONS: dict[str, list[str]] = {
     # document-name patterns each edition leaves out
     "student": ["book/solutions/*", "book/instructors"],
 }
+
+# The header buttons that open the repository (launch on Binder or Colab, repository, edit,
+# issue): the repository holds ``solutions/``, so the student edition draws none of them.
+# A course that wants Binder for its students points it at a repository of its own, made
+# from the student kit.
+REPOSITORY_BUTTONS = ("use_repository_button", "use_issues_button", "use_edit_page_button")
+LAUNCH_URLS = ("binderhub_url", "jupyterhub_url", "colab_url")
 
 
 def derived_config(repo: Path = REPO) -> dict:
@@ -110,6 +121,11 @@ def edition_config(edition: str, repo: Path = REPO) -> dict:
     settings = config.setdefault("sphinx", {}).setdefault("config", {})
     settings["book_edition"] = edition
     settings["book_edition_leaves_out"] = list(EDITIONS[edition])
+    if edition == "student":
+        html = config.setdefault("html", {})
+        html.update({button: False for button in REPOSITORY_BUTTONS})
+        launch = config.setdefault("launch_buttons", {})
+        launch.update({url: "" for url in LAUNCH_URLS})
     return config
 
 

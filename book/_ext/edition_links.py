@@ -14,6 +14,11 @@ A paragraph that would be removed but also links elsewhere, or a link to a
 left-out document outside any paragraph (a heading, a table cell), is reported
 as a warning, which fails the build under ``-W``; so does a ``{ref}`` to a label
 on a left-out page, which Sphinx cannot resolve there.
+
+It also sets the Sphinx tag ``edition_<name>`` (``edition_full``, ``edition_student``),
+so a page can say what an edition lacks with ``{only} edition_student`` and
+``{only} not edition_student`` blocks (the launch buttons, which the student
+edition does not draw).
 """
 from __future__ import annotations
 
@@ -111,8 +116,14 @@ def leave_out_links(app: Any, doctree: nodes.document) -> None:
         logger.info(f"{app.config.book_edition} edition: {docname}: {len(doomed)} paragraph(s) left out")
 
 
+def tag_edition(app: Any, config: Any) -> None:
+    """Set the tag ``edition_<name>`` so a page can say what differs with ``{only} edition_student``."""
+    app.tags.add(f"edition_{config.book_edition}")
+
+
 def setup(app: Any) -> dict:
     app.add_config_value("book_edition", "full", "env", types=[str])
     app.add_config_value("book_edition_leaves_out", [], "env", types=[list])
+    app.connect("config-inited", tag_edition)
     app.connect("doctree-read", leave_out_links)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -47,9 +47,7 @@ python -m venv .venv
 ```
 
 JupyterLab opens in your browser. Open the chapter's notebook, for instance
-`exercises/ch01_exercises.ipynb`. Without installing anything, the launch
-buttons at the top of each exercise page of the book open the same notebook in
-Binder or Colab.
+`exercises/ch01_exercises.ipynb`.
 
 ## Work and check
 

@@ -233,6 +233,36 @@ def test_student_edition_has_no_solution_page_and_no_link_to_one():
         assert not said, f"{p.relative_to(STUDENT)} mentions the solutions: {said}"
 
 
+def _repository_url() -> str:
+    """``repository.url`` of _config.yml (read with a pattern: this module uses the standard library only)."""
+    config = (REPO / "_config.yml").read_text(encoding="utf-8")
+    return re.search(r"^repository:\s*\n\s+url:\s*(\S+)", config, re.M).group(1).rstrip("/")
+
+
+def _repository_links(site: Path) -> dict[str, list[str]]:
+    """Per page, the hrefs that open the repository: Binder, Colab, the repository itself."""
+    opens = re.compile(r"mybinder\.org|colab\.research\.google\.com|" + re.escape(_repository_url()))
+    found = {}
+    for page in sorted(p for p in site.rglob("*.html") if "_static" not in p.parts):
+        hits = [h for h in re.findall(r'href="([^"]*)', page.read_text(encoding="utf-8")) if opens.search(h)]
+        if hits:
+            found[page.relative_to(site).as_posix()] = hits
+    return found
+
+
+def test_student_edition_has_no_button_that_opens_the_repository():
+    # The repository holds solutions/: Binder, Colab and the repository, edit and issue
+    # buttons would each send a student to the masters. The full book keeps them (the control).
+    full = _repository_links(FULL)
+    assert "exercises/ch01_exercises.html" in full, "the full book lost its launch buttons: the search cannot see them"
+    assert any("mybinder.org" in h for h in full["exercises/ch01_exercises.html"])
+    student = _repository_links(STUDENT)
+    assert not student, f"student pages that open the repository: {dict(list(student.items())[:5])}"
+    how = (STUDENT / "book" / "how_to_use.html").read_text(encoding="utf-8")
+    assert "rocket icon" not in how and "no launch buttons" in how
+    assert "rocket icon" in (FULL / "book" / "how_to_use.html").read_text(encoding="utf-8")
+
+
 def test_exercise_pages_are_in_both_editions():
     for master in MASTERS:
         page = Path("exercises") / master.with_suffix(".html").name

@@ -39,8 +39,10 @@ Three columns describe how a figure is to be read rather than the run:
     *source* out (``holdout.leave_one_source_out``) leaves out a whole publication;
 ``grad_bytes``
     bytes per gradient element in the data-parallel reduction (``predict_run``'s ``grad_bytes``):
-    4 (FP32) on every throughput row, and on every row an assumption: no source in the data
-    prints it, and a stack that reduces in BF16 sends 2;
+    2 where the stack's published config reduces in BF16 (NeMo's rows whose NeMo-Framework-Launcher
+    24.07 recipe or FP8 example sets ``grad_sync_dtype: bf16``, cited in the note), else 4 (FP32,
+    Megatron-LM's default), and then an assumption the ``assumed`` column names: no paper in the
+    data prints it;
 ``mfu_peak_tflops``
     the peak a row's MFU divides by when it is not ``peak_tflops``, the 16-bit dense peak the
     model works from: llm-foundry's FP8 rows give MFU against the FP8 peak, 1,979 TFLOP/s

@@ -42,7 +42,7 @@ __all__ = [
     "SHARDINGS", "STRAGGLER_CV", "Stack", "calibrate", "calibrate_defaults", "collective_time", "compute_time",
     "data_parallel_bytes", "elementwise_bytes", "elementwise_time", "hardware_flops", "hidden_behind",
     "kernel_share", "latency_crossover_bytes", "layer_flops", "memory_bandwidth_TBps", "model_flops",
-    "parameter_count", "bubble_time", "predict_run", "slowest_of", "straggler_time",
+    "output_layer_time", "parameter_count", "bubble_time", "predict_run", "slowest_of", "straggler_time",
 ]
 
 RECOMPUTE = ("none", "selective", "full")
@@ -53,21 +53,23 @@ ACTIVATION_BYTES = 2
 
 # -- calibrated constants (see CALIBRATION for the rows) -----------------------------------
 
-KERNEL_EFFICIENCY = 0.665
+KERNEL_EFFICIENCY = 0.700
 """Share of the 16-bit peak the GEMMs sustain (fitted with KERNEL_HALF_WIDTH: CALIBRATION rows
 ``nar21-t2-04`` and ``nar21-t1-01``)."""
-KERNEL_EFFICIENCY_HOPPER = 0.604
+KERNEL_EFFICIENCY_HOPPER = 0.608
 """Share of the 16-bit peak a Hopper GPU's (H100's) GEMMs sustain, used for a peak above 400 TFLOP/s
 (fitted: CALIBRATION row ``mosaic23-h100-70b-s2048-g64``). Added after looking: the H100 rows came
 out too fast at ``KERNEL_EFFICIENCY``, and the constant was introduced then, its row picked by the
 Ampere rule. A plausible reason, not a measured one: a Hopper's GEMMs reach a smaller share of their
 peak than an Ampere's, the 700 W power limit holding the clocks below the boost clock the peak is
 quoted at."""
-KERNEL_HALF_WIDTH = 0.0
+KERNEL_HALF_WIDTH = 51.0
 """Hidden size at which the GEMMs reach half of ``KERNEL_EFFICIENCY`` (Hockney's n½). Fitted with
-KERNEL_EFFICIENCY, it lands at its bound 0: once the memory-bound work of ``elementwise_bytes`` is
-counted, the narrow 1.7 B row needs no slower GEMMs; the width law of the 2021 runs is that
-traffic (their unfused softmax above all), not the GEMMs."""
+KERNEL_EFFICIENCY, it lands near 0 (51, against hidden sizes of 2,304 and up: the 1.7 B row's GEMMs
+keep 98% of η_∞): once the memory-bound work of ``elementwise_bytes`` is counted, the narrow rows
+need almost no slower GEMMs; the width law of the 2021 runs is that traffic (their unfused softmax
+above all), not the GEMMs. (It sat at its bound 0 while the output layer was spread over every
+stage; on the last stage it takes time from the wide rows, and η_∞ rises to meet them.)"""
 BUS_EFFICIENCY_UP = 0.82
 """Ring all-reduce bus bandwidth over the scale-up link rate (CALIBRATION[2])."""
 BUS_EFFICIENCY_OUT = 0.80
@@ -207,7 +209,8 @@ class RunPrediction:
     step_s: float
     """Wall time of one step (one optimizer update over ``global_batch`` sequences), s."""
     compute_s: float
-    """Hardware FLOPs per GPU at ``kernel_efficiency`` × peak, s."""
+    """The pacing stage's work per GPU, s: its layers' GEMMs at ``kernel_efficiency`` × peak and
+    memory-bound work, plus the output layer when that stage is the last."""
     bubble_s: float
     """Pipeline fill and drain: ``(p − 1)/(v·m)`` × the pipeline's busy time, s."""
     tp_exposed_s: float
@@ -458,6 +461,29 @@ def data_parallel_bytes(*, parameters: float, sharding: str, grad_bytes: float, 
     return microbatches * grad_bytes * parameters, microbatches * 2.0 * param_bytes * parameters
 
 
+def output_layer_time(*, tokens: float, vocab: int, hidden: int, stages: int, rate: float) -> float:
+    """Time one GPU of the last pipeline stage spends in the output layer in one step, s.
+
+    ``3 · 2Vh · T · p / R``: the logits' matrix product (``2Vh`` FLOPs a token forward, twice that
+    backward) for the ``T`` tokens of a step, done only by the ``N/p`` GPUs of the last stage
+    (``R`` is the whole job's sustained FLOP/s, ``N`` GPUs' worth), so ``p`` times what an even
+    spread over all GPUs would give. Whichever stage takes longest sets a pipeline's pace, and the
+    last one holds this product besides its layers (``predict_run``); with ``p = 1`` every GPU
+    does its share and nothing moves. The softmax and loss over ``V`` logits are memory-bound
+    work of about ``V`` elements a token, a few percent of the product's time at ``h`` in the
+    thousands: not counted.
+
+    Source: Narayanan et al. (2021), eq. 3's ``V/(12 h l)`` term (the logits), placed on the last
+    stage as Megatron-LM's pipeline places it (the ``post_process`` stage builds the output layer).
+    """
+    t = real("tokens", tokens)
+    v = whole("vocab", vocab, low=0, integral_only=False)
+    hh = whole("hidden", hidden, low=1, integral_only=False)
+    p = whole("stages", stages, low=1, high=U16_MAX, integral_only=False)
+    r = real("rate", rate, low_open=True, unit="FLOP/s")
+    return 3.0 * 2.0 * v * hh * t * p / r
+
+
 def bubble_time(work: float, *, stages: int, chunks: int) -> float:
     """Fill and drain of a pipeline: ``work · f/(1 − f)``, ``f = bubble_fraction(p, v·m)`` = ``(p − 1)/(v m)``
     of the busy time (Narayanan et al. 2021, §2.2; chapter 1's ``bubble_fraction``), s."""
@@ -505,6 +531,7 @@ def predict_run(*, layers: int, hidden: int, seq_len: int, vocab: int, global_ba
         compute  = linear GEMMs / (N · peak · k · η(h))        k = 2 · fp8_efficiency with FP8, else 1
                  + attention GEMMs / (N · peak · η(h))         16-bit always       (layer_flops, kernel_share)
                  + passes · elementwise_bytes / BW_mem         memory-bound        (elementwise_time)
+                 + the output layer, on the last stage only    16-bit always       (output_layer_time)
         tp, cp, pp, dp  collectives at α·steps + ring bytes / BW                 (collective_time)
         exposed  = hidden_behind(comm, what runs beside it)   with overlap; all of it without
         bubble   = bubble_time(work)  ·  straggler = straggler_time(work + bubble)
@@ -518,8 +545,15 @@ def predict_run(*, layers: int, hidden: int, seq_len: int, vocab: int, global_ba
     Hidden transfers still cost ``overlap_slowdown`` of their time (``hidden_behind``).
     ``tp_overlap``, ``pp_overlap`` and ``dp_overlap`` hide a further share by hand (default 0).
 
-    Stages: a stage holds ``⌈l/p⌉`` layers (uneven stages: the slowest sets the pace) split
-    into ``v`` chunks. FSDP (``sharding="full"``) communicates inside every micro-batch, so its
+    Stages: the slowest stage sets the pipeline's pace. The fullest holds ``⌈l/p⌉`` layers; the
+    last holds ``⌊l/p⌋`` (a balanced split gives its fewest layers to the stage with the output
+    layer, as Llama 3 takes a layer off its last stage) and the output layer: ``3·2Vh`` FLOPs a
+    token done by that stage's ``N/p`` GPUs alone (``output_layer_time``), at the 16-bit rate
+    even with FP8 (Megatron-Core's output layer is a ``ColumnParallelLinear``, not a Transformer
+    Engine module, so ``fp8_autocast`` leaves it in BF16). The pace is the larger of the two
+    stages' work (compute and the transfers it waits for); each stage's layers are split into
+    ``v`` chunks. With ``p = 1`` the one stage holds everything and the logits are spread over
+    every GPU, as before. FSDP (``sharding="full"``) communicates inside every micro-batch, so its
     exposed time joins the pipeline's work; the other data-parallel traffic follows the last
     micro-batch. Recompute: ``none``, ``selective`` (the attention scores; FlashAttention's
     backward recomputes them whatever the setting), ``full`` (a second forward of every layer).
@@ -631,7 +665,7 @@ def predict_run(*, layers: int, hidden: int, seq_len: int, vocab: int, global_ba
             raise ValueError(f"kv_heads must divide heads = {a:,}, got {kv_heads!r}")
         kv_share = a_kv / a
 
-    # the work of one GPU: the slowest stage's layers, its share of the logits
+    # the work of one GPU of a stage, per layer; the output layer on the last stage
     full = recompute == "full"
     fp8 = sw.precision == "fp8"
     tokens = batch * s
@@ -641,20 +675,17 @@ def predict_run(*, layers: int, hidden: int, seq_len: int, vocab: int, global_ba
     extra_attn = 1.0 if (recompute == "selective" or sw.flash_attention) else 0.0  # one more QKᵀ, PV forward
     linear_passes, attn_passes = (4.0 if full else 3.0), (4.0 if full else 3.0 + extra_attn)
     f_hw = tokens * (l * (linear_passes * linear + attn_passes * attn) + 3.0 * logits)
-    layer_scale = stage_layers * p / l  # the slowest stage over an even split
     rate16 = n * peak * eta
     rate_linear = rate16 * (2.0 * fp8_eta if fp8 else 1.0)
-    gemm_linear = compute_time(flops=tokens * (layer_scale * l * linear_passes * linear + 3.0 * logits),
-                               rate=rate_linear)
-    gemm_attn = compute_time(flops=layer_scale * tokens * l * attn_passes * attn, rate=rate16)
+    # a stage's GPUs do 1/(d·c·t) of the job's tokens' work for each of its layers: p/N of the whole
+    layer_linear = compute_time(flops=tokens * p * linear_passes * linear, rate=rate_linear)
+    layer_attn = compute_time(flops=tokens * p * attn_passes * attn, rate=rate16)
+    output = output_layer_time(tokens=tokens, vocab=vocab_, hidden=h, stages=p, rate=rate16)  # 16-bit, FP8 or not
     per_gpu_tokens = tokens / (d * c)   # each GPU of a stage handles its replica's tokens
     ew = elementwise_bytes(hidden=h, ffn_hidden=f_hidden, seq_len=s // c if sw.flash_attention else s,
                            heads=a, tp=t, sequence_parallel=sp, flash_attention=sw.flash_attention,
                            gated_mlp=sw.gated_mlp)
-    memory = elementwise_time(nbytes=per_gpu_tokens * stage_layers * ew, passes=4.0 if full else 3.0,
-                              memory_TBps=mem_bw)
-    compute = gemm_linear + gemm_attn + memory
-    attention = gemm_attn
+    layer_memory = elementwise_time(nbytes=per_gpu_tokens * ew, passes=4.0 if full else 3.0, memory_TBps=mem_bw)
 
     # the wires
     up, out = _link(up_bw, eta_up), _link(out_bw, eta_out)
@@ -665,12 +696,10 @@ def predict_run(*, layers: int, hidden: int, seq_len: int, vocab: int, global_ba
     # a group that fits in one domain (always so when the whole job does) stays on the scale-up wire
     k = min(d * c, max(1, domain // t))
     dp_rate = up if d * c <= k else min(up, k * out)
-    per_layer_microbatch = m * stage_layers
     activation = ACTIVATION_BYTES * b * (s // c) * h
-    tp_comm = per_layer_microbatch * (6 if full else 4) * collective_time(activation, t, tp_rate, latency_s=alpha)
+    layer_tp = m * (6 if full else 4) * collective_time(activation, t, tp_rate, latency_s=alpha)
     kv = ACTIVATION_BYTES * b * s * h * kv_share / t
-    cp_comm = (per_layer_microbatch * (3 if full else 2) * 2
-               * collective_time(kv / 2, c, cp_rate, latency_s=alpha)) if c > 1 else 0.0
+    layer_cp = (m * (3 if full else 2) * 2 * collective_time(kv / 2, c, cp_rate, latency_s=alpha)) if c > 1 else 0.0
     send = collective_time(activation / t, 2, pp_rate, kind="send", latency_s=alpha) if p > 1 else 0.0
     pp_comm = 2 * m * v * send
     params = _parameter_total(l, h, s, vocab_, f_hidden, kv_share, sw.gated_mlp)
@@ -688,17 +717,30 @@ def predict_run(*, layers: int, hidden: int, seq_len: int, vocab: int, global_ba
                                       latency_s=alpha * calls * (2 if sw.sharding == "full" else 1))
     dp_comm = grad_comm + gather_comm
 
-    # what hides behind what
+    # what hides behind what, on a stage of ``layers_in`` layers (with the output layer on the last)
     backward_share = (3.0 if full else 2.0) / linear_passes
-    if sw.overlap:  # the sends hide behind the next micro-batch's work, the TP transfers it waits for included
-        tp_exp = hidden_behind(tp_comm, gemm_linear, slowdown=sigma)
-        pp_exp = hidden_behind(pp_comm, (compute + tp_exp) * (m - 1) / m, floor=pp_comm / m, slowdown=sigma)
-    else:
-        tp_exp, pp_exp = tp_comm, pp_comm
-    tp_exposed = (1.0 - o_tp) * tp_exp
-    cp_exposed = max(0.0, cp_comm - attention)
-    pp_exposed = (1.0 - o_pp) * pp_exp
-    work = compute + tp_exposed + cp_exposed + pp_exposed
+
+    def stage(layers_in: int, head: float) -> tuple[float, ...]:
+        gemm_linear = layers_in * layer_linear + head
+        attention = layers_in * layer_attn
+        memory = layers_in * layer_memory
+        compute = gemm_linear + attention + memory
+        tp_comm, cp_comm = layers_in * layer_tp, layers_in * layer_cp
+        if sw.overlap:  # the sends hide behind the next micro-batch's work, the TP transfers it waits for included
+            tp_exp = hidden_behind(tp_comm, gemm_linear, slowdown=sigma)
+            pp_exp = hidden_behind(pp_comm, (compute + tp_exp) * (m - 1) / m, floor=pp_comm / m, slowdown=sigma)
+        else:
+            tp_exp, pp_exp = tp_comm, pp_comm
+        tp_exposed = (1.0 - o_tp) * tp_exp
+        cp_exposed = max(0.0, cp_comm - attention)
+        pp_exposed = (1.0 - o_pp) * pp_exp
+        return (compute + tp_exposed + cp_exposed + pp_exposed, compute, memory, tp_comm, cp_comm,
+                tp_exposed, cp_exposed, pp_exposed, layers_in)
+
+    # the pace: the fullest stage (⌈l/p⌉ layers) or the last (⌊l/p⌋ layers and the output layer)
+    (work, compute, memory, tp_comm, cp_comm, tp_exposed, cp_exposed, pp_exposed, pace_layers) = max(
+        stage(stage_layers, 0.0), stage(l // p, output))
+    per_layer_microbatch = m * pace_layers
     if sw.overlap and sw.sharding == "full":
         per_layer = work / per_layer_microbatch  # a layer's work, the transfers it waits for included
         fwd, bwd = per_layer / linear_passes, per_layer * backward_share

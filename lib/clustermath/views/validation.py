@@ -64,7 +64,7 @@ MARKERS = {"narayanan2021": ("o", "#0072B2"), "korthikanti2023": ("s", "#E69F00"
 
 ASSUMED_WORDS = {"scale_up_GBps": "scale-up link", "scale_out_GBps": "scale-out link", "peak_tflops": "peak",
                  "gpu_type": "GPU", "virtual_stages": "interleaving", "microbatch": "micro-batch",
-                 "sequence_parallel": "sequence parallelism"}
+                 "sequence_parallel": "sequence parallelism", "grad_bytes": "gradient bytes"}
 """How the run explorer names a row's assumed inputs."""
 
 SCALE = 1.5
@@ -153,7 +153,7 @@ class RunExplorer(LiveFigure):
     CONSTANTS = (
         Slider("kernel_efficiency", 0.30, 0.95, KERNEL_EFFICIENCY, 0.001, label="kernel efficiency",
                readout_format=".3f"),
-        Slider("kernel_half_width", 0.0, 4002.0, KERNEL_HALF_WIDTH, 6.0, label="half-speed width (h)",
+        Slider("kernel_half_width", 0.0, 1002.0, KERNEL_HALF_WIDTH, 3.0, label="half-speed width (h)",
                readout_format=",.0f"),
         Slider("bus_efficiency_up", 0.40, 1.0, BUS_EFFICIENCY_UP, 0.01, label="bus efficiency, scale-up",
                readout_format=".2f"),
@@ -253,17 +253,30 @@ class RunExplorer(LiveFigure):
 
     def _rows(self, result: tuple[RunPrediction, float, float, str]) -> list[tuple[str, str]]:
         p, measured, step, field = result
-        value = (100.0 if field in ("mfu", "hfu") else 1.0) * getattr(p, field)
-        what = {"mfu": "MFU (%)", "hfu": "HFU (%)", "tflops_per_gpu": "TFLOP/s per GPU, recompute counted",
+        row = self.controls["row"].value
+        share = field in ("mfu", "hfu")
+        value = (100.0 if share else 1.0) * getattr(p, field)
+        peak = float(self._row(row)[0]["peak_tflops"])
+        basis = f"% of the {peak:,.0f} TFLOP/s 16-bit peak"
+        what = {"mfu": f"MFU ({basis})", "hfu": f"HFU ({basis})",
+                "tflops_per_gpu": "TFLOP/s per GPU, recompute counted",
                 "model_tflops_per_gpu": "model TFLOP/s per GPU", "step_s": "iteration time (s)",
                 "tokens_per_s": "tokens per second"}[field]
         measured_step = ("measured step (s)" if field == "step_s"
                          else f"step derived from the {what.split(' (')[0]}, by this book's FLOP count (s)")
-        rows = [(f"measured {what}", f"{measured:,.4g}"), (f"predicted {what}", f"{value:,.4g}"),
-                ("error, predicted ÷ measured − 1", f"{value / measured - 1:+.1%}"),
-                (measured_step, f"{step:,.3f}"), ("predicted step (s)", f"{p.step_s:,.3f}")]
+        fmt = ",.1f" if share else ",.4g"   # predicted shares in percent to a tenth of a point
+        rows = [(f"measured {what}", f"{measured:,.4g}"), (f"predicted {what}", f"{value:{fmt}}")]
+        to_printed = self._m.peak_basis(row) if share else 1.0
+        if to_printed != 1.0:  # a share the source printed against another peak (FP8's): both bases shown
+            other = f"% of the {peak / to_printed:,.0f} TFLOP/s FP8 peak, as printed"
+            name = what.split(" (")[0]
+            rows += [(f"measured {name} ({other})", f"{measured * to_printed:,.4g}"),
+                     (f"predicted {name} ({other})", f"{value * to_printed:{fmt}}")]
+        rows += [("error, predicted ÷ measured − 1", f"{value / measured - 1:+.1%}"),
+                 (measured_step, f"{step:,.3f}"), ("predicted step (s)", f"{p.step_s:,.3f}")]
         rows += [(f"  {PART_NAMES[k]} (s)", f"{v:,.3f}") for k, v in p.parts.items() if k != "cp_exposed" or v]
-        rows += [("model FLOPs utilisation", _pct(p.mfu)), ("hardware FLOPs utilisation", _pct(p.hfu)),
+        rows += [(f"model FLOPs utilisation ({basis})", _pct(p.mfu)),
+                 (f"hardware FLOPs utilisation ({basis})", _pct(p.hfu)),
                  ("layers per stage", f"{self._layers_per_stage():,.4g}"),
                  ("micro-batches per pipeline", f"{p.microbatches:,}"),
                  ("data-parallel size", f"{p.dp:,}"),
@@ -630,8 +643,9 @@ def residual_table(frame: Any) -> HTML:
     rows, flagged = [], {}
     for i, (rid, r) in enumerate(frame.iterrows()):
         err = r["error"]
+        shown = ",.1f" if r["unit"] == "%" else ",.4g"   # a share to a tenth of a point, as sources print it
         rows.append((rid, ROLE_WORDS[r["role"]], f"{r['measured']:,.6g}",
-                     "–" if math.isnan(r["predicted"]) else f"{r['predicted']:,.4g}", r["unit"],
+                     "–" if math.isnan(r["predicted"]) else f"{r['predicted']:{shown}}", r["unit"],
                      error_text(err), r["note"]))
         if not math.isnan(err) and abs(err) > 0.25 and r["role"] == "validation":
             flagged[i] = f"off by more than 25%: {rid}"
