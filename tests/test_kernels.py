@@ -7,7 +7,7 @@ import pytest
 from clustermath import attention_flops, gpu, layer_flops
 from clustermath.validation.gemm import GEMM_CONSTANTS, gemm_time
 from clustermath.validation.kernels import (
-    CAUSAL_SHARE, attention_kernel_time, layer_kernel_time, logits_kernel_time, step_kernel_time,
+    CAUSAL_SHARE, attention_kernel_time, layer_kernel_time, logits_kernel_time,
 )
 
 LLAMA70B = dict(hidden=8192, ffn_hidden=28_672, seq_len=4096, microbatch=1, tp=4, kv_heads_share=0.125,
@@ -64,19 +64,3 @@ def test_bad_input_is_refused_by_name(call, name):
     with pytest.raises(ValueError, match=f"^{name} must"):
         call()
 
-
-def test_a_step_is_its_layers_micro_batches_and_output_layer():
-    shape = dict(hidden=8192, ffn_hidden=28_672, seq_len=4096, microbatch=1, tp=4, cp=1)
-    fwd, bwd = layer_kernel_time(kv_heads_share=0.125, gated_mlp=True, gpu="H100", **shape)
-    attention = attention_kernel_time(heads=64, gpu="H100", **{k: v for k, v in shape.items() if k != "ffn_hidden"})
-    out = sum(logits_kernel_time(vocab=32_000, gpu="H100",
-                                 **{k: v for k, v in shape.items() if k != "ffn_hidden"}))
-    common = dict(stage_layers=20, microbatches=32, pp=4, vocab=32_000, heads=64, kv_heads_share=0.125,
-                  gated_mlp=True, precision="bf16", attention_passes=4.0, gpu="H100", **shape)
-    linear, attn = step_kernel_time(full_recompute=False, **common)
-    assert linear == pytest.approx(32 * 20 * (fwd + bwd) + 32 * out, rel=1e-12)
-    assert attn == pytest.approx(32 * 20 * 4 * attention, rel=1e-12)
-    spread, _ = step_kernel_time(full_recompute=True, logits_on_last_stage=False, **common)
-    assert spread == pytest.approx(32 * 20 * (2 * fwd + bwd) + 32 * out / 4, rel=1e-12)
-    with pytest.raises(ValueError, match="^microbatches must"):
-        step_kernel_time(full_recompute=False, **{**common, "microbatches": 0})

@@ -52,7 +52,7 @@ COMPOSITIONS = ["test_ch1_worked_tables.py", "test_ch1_source_numbers.py", "test
 # `-k "not explorer"` leaves out, so it is not listed
 CH4 = ["test_fabric_designs.py", "test_mutants_fabric.py"]
 CH5 = ["test_scaleup.py", "test_scaleup_ring.py", "test_mutants_scaleup.py"]
-CH6 = ["test_predict_run.py", "test_holdout.py", "test_measurements.py", "test_mutants_validation.py",
+CH6 = ["test_predict_run.py", "test_predict_kernels.py", "test_holdout.py", "test_measurements.py", "test_mutants_validation.py",
        "test_mutants_predict.py", "test_mutants_data.py"]
 # the inputs on which listed "equivalents" turned out not to be (issue 21), for every group
 CLAIMS = "test_equivalence_claims.py"

@@ -24,7 +24,7 @@ from ..validate import one_of, whole
 from .gemm import GEMM_PRECISIONS, gemm_time
 from .gpus import Gpu
 
-__all__ = ["CAUSAL_SHARE", "attention_kernel_time", "layer_kernel_time", "logits_kernel_time", "step_kernel_time"]
+__all__ = ["CAUSAL_SHARE", "attention_kernel_time", "layer_kernel_time", "logits_kernel_time"]
 
 CAUSAL_SHARE = 0.5
 """Share of the full attention products' time a causal kernel takes at the same shape."""
@@ -92,28 +92,3 @@ def logits_kernel_time(*, hidden: int, vocab: int, seq_len: int, microbatch: int
         "seq_len")
     return _linear(tokens, max(1, -(-v // t)), h, gpu, precision)
 
-
-def step_kernel_time(*, stage_layers: int, microbatches: int, pp: int, hidden: int, ffn_hidden: int, seq_len: int,
-                     vocab: int, microbatch: int, tp: int, cp: int, heads: int, kv_heads_share: float,
-                     gated_mlp: bool, precision: str, full_recompute: bool, attention_passes: float,
-                     gpu: Gpu | str, logits_on_last_stage: bool = True) -> tuple[float, float]:
-    """(linear GEMMs, attention products) time of one step on the busiest GPU of a pipeline, s.
-
-    ``m`` micro-batches through a stage of ``stage_layers`` layers: each layer's linear GEMMs forward
-    and backward (and forward again with full recomputation), its causal attention products
-    ``attention_passes`` times (3 forward-and-backward, 4 when the backward recomputes them); the
-    output layer's GEMMs (16-bit) on the last stage, or spread over the ``pp`` stages.
-    """
-    m = whole("microbatches", microbatches, low=1, integral_only=False)
-    layers = whole("stage_layers", stage_layers, low=1, integral_only=False)
-    p = whole("pp", pp, low=1, integral_only=False)
-    fwd, bwd = layer_kernel_time(hidden=hidden, ffn_hidden=ffn_hidden, seq_len=seq_len, microbatch=microbatch,
-                                 tp=tp, cp=cp, kv_heads_share=kv_heads_share, gated_mlp=gated_mlp, gpu=gpu,
-                                 precision=precision)
-    attention = attention_kernel_time(hidden=hidden, heads=heads, seq_len=seq_len, microbatch=microbatch, tp=tp,
-                                      cp=cp, gpu=gpu)
-    out_f, out_b = logits_kernel_time(hidden=hidden, vocab=vocab, seq_len=seq_len, microbatch=microbatch, tp=tp,
-                                      cp=cp, gpu=gpu)
-    logits = m * (out_f + out_b) / (1 if logits_on_last_stage else p)
-    linear = m * layers * (fwd + bwd + (fwd if full_recompute else 0.0)) + logits
-    return linear, m * layers * attention_passes * attention
