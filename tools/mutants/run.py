@@ -77,6 +77,7 @@ MODULES: dict[str, list[str]] = {
     "validation/flop_counts.py": ["test_flop_counts.py", CLAIMS],
     "validation/gemm.py": ["test_gemm.py", CLAIMS],
     "validation/kernels.py": ["test_kernels.py", "test_gemm.py", CLAIMS],
+    "validation/ablation.py": ["test_ablation.py", CLAIMS],
 }
 """Every model module (path under lib/clustermath) and the test files that cover it.
 ``make mutants MODULES=<wing>`` runs one wing's modules (``peak``, ``reliability``, ...)."""

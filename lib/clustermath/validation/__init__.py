@@ -18,6 +18,8 @@
   against its model, with each row's role (calibration, validation, outside)
   and the error per family (``residuals()``, ``summary()``; needs pandas,
   so import it as ``from clustermath.validation import holdout``);
+* ``ablation``: what each of issue 43's switches (GPU by name, causal attention, kernel-timed
+  GEMMs) moves, per source, on the rows ``holdout`` validates (needs pandas: import by module);
 * ``measurements``: published measurements of real training runs, as data
   (``load_measurements()`` returns the shipped ``measurements.csv`` as a pandas
   DataFrame; ``family()``, ``run_config()``, ``cross_checks()`` and
