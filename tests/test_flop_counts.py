@@ -93,3 +93,20 @@ def test_bad_input_is_refused_by_name(call, name):
 
 def test_no_tokens_no_flops():
     assert step_flops("megatron", tokens=0, **GPT3) == 0.0
+
+
+def test_megatron_bridges_printed_tflops_follow_the_causal_convention():
+    """Megatron-Bridge 25.11 prints model TFLOP/s beside tokens/s: on every one of its five rows the
+    causal count turns one into the other (within 0.1%), the full (NeMo 24.07) count does not (4-13% more)."""
+    data = load_measurements()
+    rows = [rid for rid in data.index if rid.startswith("mbridge25-")]
+    assert len(rows) == 5
+    for rid in rows:
+        r = data.loc[rid]
+        shape = dict(layers=int(r["layers"]), hidden=int(r["hidden"]), heads=int(r["heads"]),
+                     kv_heads=int(r["kv_heads"]), ffn_hidden=int(r["ffn_hidden"]), gated_mlp=True,
+                     seq_len=int(r["seq_len"]), vocab=int(r["vocab"]))
+        tokens = float(r["value"]) / float(r["gpus"])
+        stated = float(r["stated_tflops_per_gpu"])
+        assert step_flops("causal", tokens=tokens, **shape) / 1e12 == pytest.approx(stated, rel=1e-3), rid
+        assert step_flops("megatron", tokens=tokens, **shape) / 1e12 > 1.03 * stated, rid
