@@ -19,7 +19,9 @@ comparable with another on the same convention (``CONVENTIONS``):
 ``megatron_recompute`` the same plus a second forward of every layer (full activation recomputation):
                        Narayanan et al.'s eq. 3 as printed, ``96·B·s·l·h²(1 + s/6h + V/16hl)``, the basis
                        of the rows whose ``flops_basis`` is ``hardware``.
-``causal``             ``megatron`` with the attention products halved: what a causal kernel executes.
+``causal``             ``megatron`` with the attention products halved: what a causal kernel executes,
+                       and the count behind Megatron-Bridge 25.11's printed TFLOP/s (its five rows
+                       in ``measurements.csv`` to 0.1 %).
 ``six_n``              ``6·N·T``, ``N`` the weights the step multiplies (the layers' matrices and the
                        output layer; the input embedding is a lookup): no attention at all.
 ``six_n_attention``    ``6·N·T + 12·l·h·s·T`` (PaLM's appendix B; torchtitan): the same sum as
