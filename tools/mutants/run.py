@@ -52,7 +52,7 @@ COMPOSITIONS = ["test_ch1_worked_tables.py", "test_ch1_source_numbers.py", "test
 # `-k "not explorer"` leaves out, so it is not listed
 CH4 = ["test_fabric_designs.py", "test_mutants_fabric.py"]
 CH5 = ["test_scaleup.py", "test_scaleup_ring.py", "test_mutants_scaleup.py"]
-CH6 = ["test_predict_run.py", "test_holdout.py", "test_measurements.py", "test_mutants_validation.py",
+CH6 = ["test_predict_run.py", "test_predict_kernels.py", "test_holdout.py", "test_measurements.py", "test_mutants_validation.py",
        "test_mutants_predict.py", "test_mutants_data.py"]
 # the inputs on which listed "equivalents" turned out not to be (issue 21), for every group
 CLAIMS = "test_equivalence_claims.py"
@@ -73,6 +73,11 @@ MODULES: dict[str, list[str]] = {
                                             "redundancy.py")},
     **{f"scaleup/{m}": CH5 for m in ("domains.py", "ring_builder.py")},
     **{f"validation/{m}": CH6 for m in ("predict.py", "training_time.py", "measurements.py", "holdout.py")},
+    "validation/gpus.py": ["test_gpus.py", CLAIMS],
+    "validation/flop_counts.py": ["test_flop_counts.py", CLAIMS],
+    "validation/gemm.py": ["test_gemm.py", CLAIMS],
+    "validation/kernels.py": ["test_kernels.py", "test_gemm.py", CLAIMS],
+    "validation/ablation.py": ["test_ablation.py", CLAIMS],
 }
 """Every model module (path under lib/clustermath) and the test files that cover it.
 ``make mutants MODULES=<wing>`` runs one wing's modules (``peak``, ``reliability``, ...)."""

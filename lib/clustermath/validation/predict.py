@@ -33,6 +33,8 @@ from typing import Any, Mapping
 from ..peak import U16_MAX, bubble_fraction, ring_factor
 from ..reliability import straggler_tax
 from ..validate import flag, one_of, probability, real, whole
+from .gpus import Gpu, gpu as gpu_named
+from .kernels import CAUSAL_SHARE, attention_kernel_time, layer_kernel_time, logits_kernel_time
 
 __all__ = [
     "BUS_EFFICIENCY_OUT", "BUS_EFFICIENCY_UP", "CALIBRATION", "CONSTANTS", "Calibrated", "Calibration",
@@ -41,7 +43,7 @@ __all__ = [
     "LATENCY_S", "METRICS", "OVERLAP_SLOWDOWN", "PARAM_BYTES", "PRECISIONS", "RECOMPUTE", "RunPrediction",
     "SHARDINGS", "STRAGGLER_CV", "Stack", "calibrate", "calibrate_defaults", "collective_time", "compute_time",
     "data_parallel_bytes", "elementwise_bytes", "elementwise_time", "hardware_flops", "hidden_behind",
-    "kernel_share", "latency_crossover_bytes", "layer_flops", "memory_bandwidth_TBps", "model_flops",
+    "kernel_layer_times", "kernel_share", "latency_crossover_bytes", "layer_flops", "memory_bandwidth_TBps", "model_flops",
     "output_layer_time", "parameter_count", "bubble_time", "predict_run", "slowest_of", "straggler_time",
 ]
 
@@ -498,11 +500,44 @@ def straggler_time(busy: float, *, gpus: int, cv: float) -> tuple[float, float]:
     return (straggler_tax(speed=speed, gpus=gpus).step_time_factor - 1.0) * busy, speed
 
 
+def _hardware(gpu: object, peak_tflops: float | None, scale_up_GBps: float | None, scale_up_gpus: int | None,
+              memory_TBps: float | None, *, kernels: bool) -> tuple[Gpu | None, tuple]:
+    """The GPU record (``None`` without one) and the hardware numbers ``predict_run`` reads: each number
+    given wins, a missing one comes from the record (``gpus.Gpu.run_inputs``); the domain is 8 GPUs
+    without either. ``kernels`` needs a record."""
+    if gpu is None:
+        if kernels:
+            raise ValueError("gpu must name a GPU with a kernel table when kernels is True, got None")
+        return None, (peak_tflops, scale_up_GBps, 8 if scale_up_gpus is None else scale_up_gpus, memory_TBps)
+    record = gpu if isinstance(gpu, Gpu) else gpu_named(gpu)  # type: ignore[arg-type]
+    given = (peak_tflops, scale_up_GBps, scale_up_gpus, memory_TBps)
+    own = tuple(record.run_inputs[k] for k in ("peak_tflops", "scale_up_GBps", "scale_up_gpus", "memory_TBps"))
+    return record, tuple(o if g is None else g for g, o in zip(given, own))
+
+
+def kernel_layer_times(record: Gpu | None, *, hidden: int, ffn_hidden: int, vocab: int, seq_len: int, microbatch: int,
+                       microbatches: int, tp: int, cp: int, heads: int | None, kv_share: float, gated_mlp: bool,
+                       precision: str, linear_passes: float, attention_passes: float) -> tuple[float, float, float]:
+    """(one layer's linear GEMMs, its attention products, the output layer) of one GPU in one step, s,
+    from the kernels' own shapes (``kernels``): ``m`` micro-batches, each layer forward and backward
+    (a second forward with full recomputation, ``linear_passes = 4``), the causal attention products
+    ``attention_passes`` forward-equivalents, the output layer forward and backward at 16 bits."""
+    if heads is None:
+        raise ValueError("heads must be given when kernels is True (the attention kernels' shape), got None")
+    shape = dict(seq_len=seq_len, microbatch=microbatch, tp=tp, cp=cp, gpu=record)
+    fwd, bwd = layer_kernel_time(hidden=hidden, ffn_hidden=ffn_hidden, kv_heads_share=kv_share,
+                                 gated_mlp=gated_mlp, precision=precision, **shape)
+    attention = attention_kernel_time(hidden=hidden, heads=heads, **shape)
+    out_f, out_b = logits_kernel_time(hidden=hidden, vocab=vocab, **shape) if vocab else (0.0, 0.0)
+    return (microbatches * (fwd + bwd + (fwd if linear_passes > 3.0 else 0.0)),
+            microbatches * attention_passes * attention, microbatches * (out_f + out_b))
+
+
 def predict_run(*, layers: int, hidden: int, seq_len: int, vocab: int, global_batch: int,
-                microbatch: int, gpus: int, tp: int, pp: int, peak_tflops: float,
-                scale_up_GBps: float, scale_out_GBps: float, virtual_stages: int = 1,
+                microbatch: int, gpus: int, tp: int, pp: int, peak_tflops: float | None = None,
+                scale_up_GBps: float | None = None, scale_out_GBps: float, virtual_stages: int = 1,
                 recompute: str = "none", cp: int = 1, heads: int | None = None,
-                kv_heads: int | None = None, ffn_hidden: int | None = None, scale_up_gpus: int = 8,
+                kv_heads: int | None = None, ffn_hidden: int | None = None, scale_up_gpus: int | None = None,
                 stack: Stack | None = None, precision: str | None = None, sharding: str | None = None,
                 overlap: bool | None = None, flash_attention: bool | None = None,
                 gated_mlp: bool | None = None, sequence_parallel: bool | str | None = None,
@@ -515,7 +550,9 @@ def predict_run(*, layers: int, hidden: int, seq_len: int, vocab: int, global_ba
                 latency_s: float = LATENCY_S, fp8_efficiency: float = FP8_GEMM_EFFICIENCY,
                 overlap_slowdown: float = OVERLAP_SLOWDOWN,
                 tp_overlap: float = 0.0, pp_overlap: float = 0.0, dp_overlap: float = DP_OVERLAP,
-                straggler_cv: float = STRAGGLER_CV, grad_bytes: float = GRAD_BYTES) -> RunPrediction:
+                straggler_cv: float = STRAGGLER_CV, grad_bytes: float = GRAD_BYTES,
+                gpu: str | Gpu | None = None, kernels: bool = False,
+                causal_attention: bool = False) -> RunPrediction:
     """Predict one training step of a dense transformer from its shape, parallelism, stack and hardware.
 
     Inputs: ``l = layers``, ``h = hidden``, ``f = ffn_hidden`` (default ``4h``), ``s = seq_len``,
@@ -573,6 +610,15 @@ def predict_run(*, layers: int, hidden: int, seq_len: int, vocab: int, global_ba
     ``elementwise_bytes``, the memory bandwidths, ``grad_bytes = 4`` (FP32 gradient reduction,
     Megatron-LM's ``accumulate_allreduce_grads_in_fp32``) and ``PARAM_BYTES = 2``.
 
+    The GPU by name (issue 43; every default as before): ``gpu`` (a name of ``gpus.GPUS`` or a
+    ``Gpu``) fills ``peak_tflops``, ``scale_up_GBps``, ``scale_up_gpus`` and ``memory_TBps`` where
+    they are not given (a number given wins; without ``gpu`` the domain is 8 GPUs).
+    ``causal_attention=True`` times the attention products as a causal kernel runs them, half the
+    full products (``flop_counts.attention_flops``); the MFU and TFLOP/s keep the rows' own FLOP
+    counts. ``kernels=True`` (needs ``gpu`` with a GEMM table and ``heads``) times every GEMM from
+    its shape instead of ``η(h)``, ``fp8_efficiency`` and the 2× FP8 peak: ``kernel_layer_times``,
+    through ``gemm.gemm_time`` calibrated on published GEMM tables, causal attention at 16 bits.
+
     Raises ``ValueError`` naming the argument and its range for impossible input: counts below 1,
     ``gpus`` not a multiple of ``tp·pp·cp``, ``global_batch`` not a multiple of ``microbatch·dp``,
     ``virtual_stages > 1`` with ``pp = 1``, fewer layers than ``virtual_stages·pp``, a stage of
@@ -596,6 +642,8 @@ def predict_run(*, layers: int, hidden: int, seq_len: int, vocab: int, global_ba
     v = whole("virtual_stages", virtual_stages, low=1, integral_only=False)
     one_of("recompute", recompute, RECOMPUTE)
     f_hidden = 4 * h if ffn_hidden is None else whole("ffn_hidden", ffn_hidden, low=1, integral_only=False)
+    record, (peak_tflops, scale_up_GBps, scale_up_gpus, memory_TBps) = _hardware(
+        gpu, peak_tflops, scale_up_GBps, scale_up_gpus, memory_TBps, kernels=flag("kernels", kernels))
     domain = whole("scale_up_gpus", scale_up_gpus, low=1, integral_only=False)
     peak = real("peak_tflops", peak_tflops, low_open=True, unit="TFLOP/s") * 1e12
     up_bw = real("scale_up_GBps", scale_up_GBps, low_open=True, allow_inf=True, unit="GB/s")
@@ -681,6 +729,13 @@ def predict_run(*, layers: int, hidden: int, seq_len: int, vocab: int, global_ba
     layer_linear = compute_time(flops=tokens * p * linear_passes * linear, rate=rate_linear)
     layer_attn = compute_time(flops=tokens * p * attn_passes * attn, rate=rate16)
     output = output_layer_time(tokens=tokens, vocab=vocab_, hidden=h, stages=p, rate=rate16)  # 16-bit, FP8 or not
+    if flag("causal_attention", causal_attention):
+        layer_attn *= CAUSAL_SHARE
+    if kernels:
+        layer_linear, layer_attn, output = kernel_layer_times(
+            record, hidden=h, ffn_hidden=f_hidden, vocab=vocab_, seq_len=s, microbatch=b, microbatches=m, tp=t, cp=c,
+            heads=heads, kv_share=kv_share, gated_mlp=sw.gated_mlp, precision=sw.precision,
+            linear_passes=linear_passes, attention_passes=attn_passes)
     per_gpu_tokens = tokens / (d * c)   # each GPU of a stage handles its replica's tokens
     ew = elementwise_bytes(hidden=h, ffn_hidden=f_hidden, seq_len=s // c if sw.flash_attention else s,
                            heads=a, tp=t, sequence_parallel=sp, flash_attention=sw.flash_attention,

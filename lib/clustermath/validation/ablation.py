@@ -1,0 +1,95 @@
+"""Chapter 6: what each of issue 43's switches moves, source by source, on the rows ``holdout`` validates.
+
+Each *variant* predicts every throughput row ``holdout`` counts as ``validation`` with one change:
+
+``today``     ``predict_run`` at its calibrated defaults (``holdout``'s own errors);
+``by_name``   the GPU by name: a row's peak, NVLink, domain and HBM come from its ``gpu_type``'s
+              ``Gpu`` record instead of the row's columns (rows on a part with no record unchanged);
+``causal``    ``causal_attention=True``: the attention products at half time;
+``kernels``   ``kernels=True`` with the row's GPU (every GEMM timed from its shape by ``gemm_time``)
+              where the GPU has a GEMM table; elsewhere (A100) ``causal`` alone.
+
+A variant that changes the step's timing has the chapter's solved constants (``CALIBRATION`` rows with a
+run: ``kernel_efficiency``, ``kernel_half_width``, ``hopper_kernel_efficiency``) refitted on their own
+rows with the switch on, as today's are fitted without it; a row the variant times from kernels fits
+nothing (the kernel constants come from GEMM tables only) and its constant keeps its default. Errors
+are ``predicted / measured − 1``. Needs pandas: import as ``from clustermath.validation import ablation``.
+"""
+from __future__ import annotations
+
+import functools
+
+import pandas as pd
+
+from ..validate import one_of
+from . import holdout, measurements as m
+from .gemm import KERNEL_FAMILY
+from .gpus import GPUS
+from .predict import CALIBRATION, calibrate, predict_run
+
+__all__ = ["ABLATIONS", "ablation_config", "ablation_errors", "ablation_summary", "refit_for"]
+
+ABLATIONS = ("today", "by_name", "causal", "kernels")
+"""The variants, in the order the summary prints them."""
+
+_HARDWARE = ("peak_tflops", "scale_up_GBps", "scale_up_gpus", "memory_TBps")
+
+
+def ablation_config(variant: str, row: str) -> dict:
+    """``predict_run``'s arguments for throughput row ``row`` under ``variant``."""
+    one_of("variant", variant, ABLATIONS)
+    config = m.run_config(row, accepts=predict_run)
+    part = str(m.load_measurements().loc[row, "gpu_type"])
+    if variant == "by_name" and part in GPUS:
+        return {**{k: x for k, x in config.items() if k not in _HARDWARE}, "gpu": part}
+    if variant == "kernels" and part in KERNEL_FAMILY:
+        return {**config, "kernels": True, "gpu": part}
+    if variant in ("causal", "kernels"):
+        return {**config, "causal_attention": True}
+    return config
+
+
+@functools.lru_cache(maxsize=None)
+def refit_for(variant: str, sweeps: int = 6) -> tuple[tuple[str, float], ...]:
+    """The solved constants refitted with ``variant``'s switch on their rows (none for ``today``, ``by_name``)."""
+    one_of("variant", variant, ABLATIONS)
+    if variant in ("today", "by_name"):
+        return ()
+    solved = [c for c in CALIBRATION if c.run]
+    fixed = {c.constant: c.value for c in CALIBRATION}
+    for _ in range(sweeps):
+        for c in solved:
+            run = ablation_config(variant, c.row)
+            if run.get("kernels"):
+                continue
+            others = {k: x for k, x in fixed.items() if k != c.constant}
+            fixed[c.constant] = calibrate(c.constant, metric=c.metric, measured=c.measured, run=run,
+                                          low=c.low, high=c.high, **others).value
+    return tuple((c.constant, fixed[c.constant]) for c in solved)
+
+
+def ablation_errors(variants: tuple[str, ...] = ABLATIONS) -> pd.DataFrame:
+    """One line per validation throughput row: its source (``key``), GPU, precision and each variant's error."""
+    rows = holdout.residuals("throughput")
+    rows = rows[rows.role == "validation"]
+    data = m.load_measurements()
+    fits = {v: dict(refit_for(v)) for v in variants}
+    out = []
+    for rid, r in rows.iterrows():
+        line = {"id": rid, "key": r["key"], "gpu_type": data.loc[rid, "gpu_type"],
+                "precision": data.loc[rid, "precision"]}
+        for v in variants:
+            predicted = holdout.predicted_value(predict_run(**{**ablation_config(v, rid), **fits[v]}), rid)
+            line[v] = predicted / float(r["measured"]) - 1.0
+        out.append(line)
+    return pd.DataFrame(out).set_index("id")
+
+
+def ablation_summary(errors: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Median |error| per source and variant, in percent, with the row count; last line: all rows pooled."""
+    frame = ablation_errors() if errors is None else errors
+    variants = [v for v in ABLATIONS if v in frame.columns]
+    table = frame.groupby("key")[variants].agg(lambda e: 100.0 * e.abs().median())
+    table.loc["pooled"] = [100.0 * frame[v].abs().median() for v in variants]
+    table.insert(0, "rows", [*frame.groupby("key").size(), len(frame)])
+    return table

@@ -1,0 +1,163 @@
+"""Chapter 6: the GPUs the measured runs use, as data (issue 43, item 4).
+
+One frozen ``Gpu`` record per part, its numbers checked where the record is made, and
+``gpu(name)`` to look one up by the name ``measurements.csv`` writes in ``gpu_type``
+(``H100-SXM5-80GB``) or a short alias where the short name is unambiguous (``H100``).
+
+Units: dense (no 2:4 sparsity) tensor-core peaks in TFLOP/s (1e12 FLOP/s); HBM bandwidth in
+TB/s (1e12 bytes/s); the scale-up (NVLink) bandwidth in GB/s **per GPU and direction**, the
+convention of ``predict_run`` (NVIDIA's data sheets print both directions together: 900 GB/s
+for an H100 SXM is 450 each way); the scale-up domain in GPUs (one NVSwitch fabric).
+
+Where the numbers come from. NVIDIA's data sheets print peaks *with* sparsity and mark them
+"with sparsity; half without": every dense value here is that half. Values read from a page
+that reproduces or cites the vendor's sheet, not from the sheet itself, are listed in each
+record's ``second_hand`` with the page in ``source``. The streaming-multiprocessor counts are
+not data-sheet values (``sms`` is always second-hand): ``deviceQuery`` output or architecture
+write-ups.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+from ..validate import real, whole
+
+__all__ = ["GPUS", "GPU_ALIASES", "GPU_PRECISIONS", "Gpu", "gpu"]
+
+GPU_PRECISIONS = ("bf16", "fp16", "fp8", "tf32")
+"""Tensor-core precisions a ``Gpu`` prints a dense peak for (``bf16`` and ``fp16`` share one)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Gpu:
+    """One GPU part: its dense peaks, memory, scale-up wire and domain, with where each came from.
+
+    ``fp8_tflops = 0`` means the part has no FP8 tensor cores (A100): asking for its FP8 peak
+    raises. Every other number must be positive, and the peaks ordered as tensor cores run
+    them (TF32 at most the 16-bit rate, FP8 at least it); ``ValueError`` names the field.
+    """
+
+    name: str
+    bf16_tflops: float
+    """Dense BF16 (= FP16) tensor-core peak, TFLOP/s."""
+    fp8_tflops: float
+    """Dense FP8 tensor-core peak, TFLOP/s (0: no FP8)."""
+    tf32_tflops: float
+    """Dense TF32 tensor-core peak, TFLOP/s."""
+    memory_TBps: float
+    """HBM bandwidth, TB/s."""
+    memory_GB: float
+    """HBM capacity, GB."""
+    scale_up_GBps: float
+    """NVLink bandwidth per GPU and direction, GB/s (half the data sheet's bidirectional figure)."""
+    scale_up_gpus: int
+    """GPUs in one NVLink (NVSwitch) domain: 8 for an HGX/DGX board, 72 for a GB200 NVL72 rack."""
+    sms: int
+    """Streaming multiprocessors (the waves of a GEMM are counted in them)."""
+    source: str
+    """The data sheet each number is from, and the page it was read on where that is not the sheet."""
+    second_hand: tuple[str, ...] = ()
+    """Fields read only on a page that reproduces or cites the vendor's sheet."""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise ValueError(f"name must be a non-empty string, got {self.name!r}")
+        bf16 = real("bf16_tflops", self.bf16_tflops, low_open=True, unit="TFLOP/s")
+        real("tf32_tflops", self.tf32_tflops, low_open=True, high=bf16, unit="TFLOP/s")
+        fp8 = real("fp8_tflops", self.fp8_tflops, unit="TFLOP/s")
+        if fp8 and fp8 < bf16:
+            raise ValueError(f"fp8_tflops must be 0 (no FP8) or a number in [{bf16:g}, inf) TFLOP/s "
+                             f"(at least bf16_tflops), got {self.fp8_tflops!r}")
+        real("memory_TBps", self.memory_TBps, low_open=True, unit="TB/s")
+        real("memory_GB", self.memory_GB, low_open=True, unit="GB")
+        real("scale_up_GBps", self.scale_up_GBps, low_open=True, unit="GB/s")
+        whole("scale_up_gpus", self.scale_up_gpus, low=1, unit="GPUs")
+        whole("sms", self.sms, low=1)
+        if not isinstance(self.source, str) or not self.source.strip():
+            raise ValueError(f"source must be a non-empty string naming the data sheet, got {self.source!r}")
+        known = {f.name for f in fields(self)}
+        if not isinstance(self.second_hand, tuple) or any(f not in known for f in self.second_hand):
+            raise ValueError(f"second_hand must be a tuple of field names of Gpu, got {self.second_hand!r}")
+
+    def peak_tflops(self, precision: str = "bf16") -> float:
+        """Dense tensor-core peak at ``precision`` (one of ``GPU_PRECISIONS``), TFLOP/s."""
+        if precision not in GPU_PRECISIONS:
+            raise ValueError(f"precision must be one of {list(GPU_PRECISIONS)!r}, got {precision!r}")
+        if precision == "fp8" and not self.fp8_tflops:
+            raise ValueError(f"precision must not be 'fp8' on {self.name}: it has no FP8 tensor cores")
+        return {"bf16": self.bf16_tflops, "fp16": self.bf16_tflops, "fp8": self.fp8_tflops,
+                "tf32": self.tf32_tflops}[precision]
+
+    @property
+    def run_inputs(self) -> dict[str, float | int]:
+        """The hardware keywords of ``predict_run`` this record fills: 16-bit peak, NVLink, domain, HBM."""
+        return {"peak_tflops": self.bf16_tflops, "scale_up_GBps": self.scale_up_GBps,
+                "scale_up_gpus": self.scale_up_gpus, "memory_TBps": self.memory_TBps}
+
+
+_A100_SHEET = ("NVIDIA A100 Tensor Core GPU data sheet (nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf): "
+               "312 TFLOP/s BF16/FP16 and 156 TF32 dense (624 and 312 with sparsity), NVLink 600 GB/s; "
+               "read second-hand on glennklockwood.com/garden/processors/A100 (which cites that sheet) and "
+               "the Paderborn PC2 wiki page 'NVIDIA A100 40GB with NVLINK' (its deviceQuery prints 108 "
+               "multiprocessors)")
+_HOPPER_SHEET = ("table reproduced by HPC Tech (archive-lib.hpctech.co.jp/gpuproduct/nvidia-h100.html): "
+                 "1,979 BF16/FP16, 3,958 FP8, 989 TF32 TFLOP/s with sparsity ('1/2 lower without'), "
+                 "132 SMs, NVLink 900 GB/s; dense values also on glennklockwood.com/garden/processors/h100 "
+                 "(989.4 BF16; the measurements' rows round it to 989, kept here)")
+_BLACKWELL_BRIEF = ("NVIDIA Blackwell architecture technical brief, as tabulated on "
+                    "glennklockwood.com/garden/processors/B200 (dense: HGX B200 at 1,000 W 2,250 BF16, 4,500 "
+                    "FP8, 1,100 TF32; GB200 at 1,200 W 2,500, 5,000, 1,250 TFLOP/s); 8 TB/s HBM3e and NVLink 5 "
+                    "at 1.8 TB/s per GPU on the same page; 148 SMs from Chips and Cheese's B200 article "
+                    "('74 SMs per die', two dies)")
+
+GPUS: dict[str, Gpu] = {g.name: g for g in (
+    Gpu("A100-SXM4-40GB", bf16_tflops=312.0, fp8_tflops=0.0, tf32_tflops=156.0, memory_TBps=1.555,
+        memory_GB=40.0, scale_up_GBps=300.0, scale_up_gpus=8, sms=108,
+        source=_A100_SHEET + "; HBM2 1,555 GB/s (40 GB part)",
+        second_hand=("bf16_tflops", "tf32_tflops", "memory_TBps", "memory_GB", "scale_up_GBps", "sms")),
+    Gpu("A100-SXM4-80GB", bf16_tflops=312.0, fp8_tflops=0.0, tf32_tflops=156.0, memory_TBps=2.039,
+        memory_GB=80.0, scale_up_GBps=300.0, scale_up_gpus=8, sms=108,
+        source=_A100_SHEET + "; HBM2e 2,039 GB/s (80 GB part)",
+        second_hand=("bf16_tflops", "tf32_tflops", "memory_TBps", "memory_GB", "scale_up_GBps", "sms")),
+    Gpu("H100-SXM5-80GB", bf16_tflops=989.0, fp8_tflops=1979.0, tf32_tflops=494.5, memory_TBps=3.35,
+        memory_GB=80.0, scale_up_GBps=450.0, scale_up_gpus=8, sms=132,
+        source="NVIDIA H100 Tensor Core GPU data sheet, H100 SXM column: " + _HOPPER_SHEET
+        + "; HBM3 3,350 GB/s",
+        second_hand=("bf16_tflops", "fp8_tflops", "tf32_tflops", "memory_TBps", "memory_GB", "scale_up_GBps",
+                     "sms")),
+    Gpu("H200-SXM-141GB", bf16_tflops=989.0, fp8_tflops=1979.0, tf32_tflops=494.5, memory_TBps=4.8,
+        memory_GB=141.0, scale_up_GBps=450.0, scale_up_gpus=8, sms=132,
+        source="NVIDIA H200 Tensor Core GPU data sheet, H200 SXM column: the H100 SXM's tensor-core peaks "
+        "(same GH100 die and clocks), 141 GB HBM3e at 4.8 TB/s, NVLink 900 GB/s; read on "
+        "lzwjava.github.io/nvidia-h200-gpu-specs-en and aiwiki.ai/wiki/nvidia_h200, peaks as for the "
+        "H100 (" + _HOPPER_SHEET + ")",
+        second_hand=("bf16_tflops", "fp8_tflops", "tf32_tflops", "memory_TBps", "memory_GB", "scale_up_GBps",
+                     "sms")),
+    Gpu("B200-SXM-180GB", bf16_tflops=2250.0, fp8_tflops=4500.0, tf32_tflops=1100.0, memory_TBps=8.0,
+        memory_GB=180.0, scale_up_GBps=900.0, scale_up_gpus=8, sms=148,
+        source="DGX/HGX B200 (8 GPUs, 1,000 W each): " + _BLACKWELL_BRIEF
+        + "; 180 GB as MLPerf's system files name the part (B200-SXM-180GB)",
+        second_hand=("bf16_tflops", "fp8_tflops", "tf32_tflops", "memory_TBps", "memory_GB", "scale_up_GBps",
+                     "sms")),
+    Gpu("GB200-NVL72", bf16_tflops=2500.0, fp8_tflops=5000.0, tf32_tflops=1250.0, memory_TBps=8.0,
+        memory_GB=186.0, scale_up_GBps=900.0, scale_up_gpus=72, sms=148,
+        source="GB200 NVL72 (72 GPUs in one NVLink domain, 1,200 W each): " + _BLACKWELL_BRIEF
+        + "; 186 GB as MLPerf's GB200 system files print it. A GPU catalogue page (gpu.blog) prints 2,640 "
+        "BF16 dense instead: not used",
+        second_hand=("bf16_tflops", "fp8_tflops", "tf32_tflops", "memory_TBps", "memory_GB", "scale_up_GBps",
+                     "sms")),
+)}
+"""Every GPU the measurements use, by the name ``measurements.csv`` gives it (``gpu_type``)."""
+
+GPU_ALIASES = {"H100": "H100-SXM5-80GB", "H200": "H200-SXM-141GB", "B200": "B200-SXM-180GB",
+               "GB200": "GB200-NVL72", "A100-40GB": "A100-SXM4-40GB", "A100-80GB": "A100-SXM4-80GB"}
+"""Short names that name one part (a bare ``A100`` does not: two memories)."""
+
+
+def gpu(name: str) -> Gpu:
+    """The ``Gpu`` record of ``name`` (a key of ``GPUS`` or of ``GPU_ALIASES``); ``ValueError`` otherwise."""
+    if isinstance(name, str):
+        found = GPUS.get(name) or GPUS.get(GPU_ALIASES.get(name, ""))
+        if found is not None:
+            return found
+    raise ValueError(f"name must be one of {sorted(GPUS) + sorted(GPU_ALIASES)!r}, got {name!r}")

@@ -1,0 +1,40 @@
+"""What issue 43's switches move on the validated rows (``validation.ablation``)."""
+from __future__ import annotations
+
+import pytest
+
+from clustermath.validation import ablation, holdout
+
+
+@pytest.fixture(scope="module")
+def errors():
+    return ablation.ablation_errors(("today", "by_name"))  # the refitted variants cost seconds: not in CI
+
+
+def test_today_is_holdouts_own_errors(errors):
+    rows = holdout.residuals("throughput")
+    rows = rows[rows.role == "validation"]
+    assert (errors["today"] - rows["error"]).abs().max() < 1e-12
+
+
+def test_variants_switch_what_they_say():
+    assert ablation.ablation_config("by_name", "nemo24-llama2-70b-64")["gpu"] == "H100-SXM5-80GB"
+    assert "peak_tflops" not in ablation.ablation_config("by_name", "nemo24-llama2-70b-64")
+    assert ablation.ablation_config("kernels", "nemo24-llama2-70b-64")["kernels"] is True
+    assert ablation.ablation_config("kernels", "nar21-t1-02") == {
+        **ablation.ablation_config("today", "nar21-t1-02"), "causal_attention": True}  # A100: no GEMM table
+    assert dict(ablation.refit_for("today")) == {}
+    with pytest.raises(ValueError, match="^variant must be one of"):
+        ablation.ablation_config("fp8", "nar21-t1-02")
+
+
+def test_the_summary_has_every_source_and_the_pool(errors):
+    table = ablation.ablation_summary(errors)
+    assert list(table.columns) == ["rows", "today", "by_name"]
+    assert table.loc["pooled", "rows"] == len(errors) == table["rows"].iloc[:-1].sum()
+    assert table.loc["pooled", "today"] == pytest.approx(100 * errors["today"].abs().median())
+
+
+def test_a_row_on_a_part_without_a_record_is_unchanged_by_name(errors):
+    bare = errors[~errors.gpu_type.isin(ablation.GPUS)]
+    assert len(bare) and (bare["by_name"] == bare["today"]).all()
