@@ -275,5 +275,19 @@
     btt.style.display = before;
   }
 
-  return {vw, explorers, clipped, codeClipped, raw, tables, pageWidth, wideTables, backToTop};
+  // ---- dropdowns: a <select> cannot wrap, so a choice wider than its box is cut without a sign ----
+  const cutChoices = [];
+  const pen = document.createElement('canvas').getContext('2d');
+  main.querySelectorAll('select').forEach(s => {
+    if (!shown(s) || s.selectedIndex < 0) return;
+    const cs = getComputedStyle(s);
+    pen.font = cs.font;
+    const choice = s.options[s.selectedIndex].text;
+    const room = s.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight) - 16;  // the arrow
+    const need = pen.measureText(choice).width;
+    if (need > room + 1)
+      cutChoices.push({section: sectionOf(s), choice: choice.slice(0, 60), need: Math.round(need), room: Math.round(room)});
+  });
+
+  return {vw, explorers, clipped, codeClipped, raw, tables, pageWidth, wideTables, backToTop, cutChoices};
 }

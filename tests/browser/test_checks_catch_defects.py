@@ -17,7 +17,8 @@ which axe leaves undecided), an image without alt text (axe-core's image-alt, cr
 pushed off the screen, control labels cut short with an ellipsis, a navigation drawer whose button opens nothing (phone
 width), and static explorers whose controls move with no kernel and no note
 (the static-widgets script removed), a block wider than the phone's screen, a wide table whose
-first column scrolls away, and the "back to top" button over the text (issue 40).
+first column scrolls away, a dropdown whose choice is cut, and the "back to top" button over the
+text (issue 40).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from test_pages import (
     console_problems,
     contrast_problems,
     drawer_problems,
+    dropdown_problems,
     explorer_problems,
     offsite_problems,
     padding_problems,
@@ -71,6 +73,7 @@ BODY = f"""
     <tr><td style="position: static">{MARK}: a row name that scrolls away</td>{"<td>1,234,567 TFLOPS</td>" * 14}</tr>
   </tbody></table></div></div>
   <div style="width: 1500px">{MARK}: a block wider than any screen</div>
+  <select style="width: 90px"><option>{MARK}: a choice far wider than its box</option></select>
   <p class="{MARK}-pale" style="color: #c8c8c8">{MARK}: pale grey text, too faint on a white page</p>
   <table><tbody><tr><td class="{MARK}-ghost">{MARK}: a table drawn in its box's colour in dark mode</td></tr></tbody></table>
   <img src="https://{MARK}.invalid/picture.png" alt="{MARK}: an image from the internet">
@@ -148,6 +151,11 @@ def test_table_check_catches_a_wide_table_whose_first_column_scrolls_away(plante
 @pytest.mark.parametrize("width", list(browsing.WIDTHS))
 def test_back_to_top_check_catches_the_button_over_the_text(planted, width):
     assert mentions(back_to_top_problems(planted[width]), "covers the text column"), planted[width].dom["backToTop"]
+
+
+@pytest.mark.parametrize("width", list(browsing.WIDTHS))
+def test_dropdown_check_catches_a_choice_cut_short(planted, width):
+    assert mentions(dropdown_problems(planted[width]), MARK, "needs"), planted[width].dom["cutChoices"]
 
 
 def test_padding_check_catches_a_tight_table(planted):

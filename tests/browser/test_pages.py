@@ -158,6 +158,12 @@ def back_to_top_problems(v) -> list[str]:
             f'({b["column"][0]}-{b["column"][1]} px)']
 
 
+def dropdown_problems(v) -> list[str]:
+    """A dropdown whose chosen text is wider than its box shows it cut, with no ellipsis."""
+    return [f"{c['section']}: the choice needs {c['need']} px, its box has {c['room']}: {c['choice']}"
+            for c in v.dom["cutChoices"]]
+
+
 BLOCKING = ("critical", "serious")
 
 
@@ -199,6 +205,19 @@ def test_page_fits_the_screen(site, page, width):
 def test_wide_tables_keep_their_first_column(site, page, width):
     bad = wide_table_problems(site(page)[width])
     assert not bad, f"{page} at {width}, {len(bad)} tables:{describe(bad)}"
+
+
+# Chapter 6's run picker shows "ms24-t2-12: Mega" of "ms24-t2-12: Megatron-LM, 12,288 GPUs, 96
+# layers × 12,288" at both widths: its labels (clustermath.views.validation._runs) are longer than any
+# phone's row. Chapter 6 is being rewritten elsewhere; the labels are its owner's to shorten.
+SHORTEN_RUN_LABELS = pytest.mark.xfail(strict=True, reason="chapter 6's run picker labels are longer than the box")
+
+
+@per_width()
+@pages(known_pages={"notebooks/06_do_the_models_hold.html": SHORTEN_RUN_LABELS})
+def test_dropdowns_show_their_choice(site, page, width):
+    bad = dropdown_problems(site(page)[width])
+    assert not bad, f"{page} at {width}:{describe(bad)}"
 
 
 @per_width()
