@@ -30,3 +30,16 @@ def test_every_left_out_cell_prints_a_report_that_nbval_still_compares():
                 assert any(o.get("output_type") == "stream" for o in cell["outputs"]), nb.name
                 assert "nbval-ignore-output" not in cell["metadata"].get("tags", []), nb.name
     assert found >= 20, f"only {found} report cells"
+
+
+def test_no_chapter_prints_a_report_beside_anything_else():
+    """Issue 40: chapter 4 once printed a heading with its traffic report, and its decision report with
+    the rules, so the pages kept those raw dumps. A report now sits in a cell of its own, left out of
+    the page; what else was printed (the rules and risks) has its own cell and stays."""
+    mixed = []
+    for nb in sorted((REPO / "notebooks").glob("*.ipynb")):
+        for cell in json.loads(nb.read_text(encoding="utf-8"))["cells"]:
+            source = "".join(cell["source"])
+            if cell["cell_type"] == "code" and ".report()" in source and not cells.is_report_cell(source):
+                mixed.append(f"{nb.name}: {source[:60]!r}")
+    assert not mixed, mixed

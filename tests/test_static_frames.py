@@ -230,7 +230,7 @@ def test_publish_writes_and_tags_inside_the_build(tmp_path, monkeypatch):
     second._repr_mimebundle_()
     second._repr_mimebundle_()  # shown twice: written once
     keys = sorted(p.name for p in tmp_path.iterdir())
-    assert keys == ["01-labexplorer", "02-animation-13-3-one-failure-in-each"]
+    assert keys == ["01-labexplorer", "02-one-failure-in-each-design-step-by-step"]
     assert f"cm-frames-{keys[1]}" in second._dom_classes and "cm-frames-table" in second.table._dom_classes
     assert "cm-frames-picture" in second.picture._dom_classes
     controls, _ = F.controls_of(second)

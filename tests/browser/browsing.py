@@ -166,8 +166,8 @@ def open_page(context, base: str, rel: str, width: str = "desktop",
     visit = Visit(rel, width)
 
     def on_console(m):
-        if m.type == "error":
-            visit.console.append(m.text)
+        if m.type in ("error", "warning"):
+            visit.console.append(f"{m.type}: {m.text}")
 
     page.on("console", on_console)
     page.on("pageerror", lambda e: visit.console.append(f"uncaught: {e}"))

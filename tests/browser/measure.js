@@ -221,5 +221,73 @@
                             widget: !!t.closest('.widget-subarea')});
   });
 
-  return {vw, explorers, clipped, codeClipped, raw, tables};
+  // ---- the page itself wider than the screen: the reader scrolls the whole page sideways ----
+  const de = document.documentElement;
+  const pageWidth = {content: de.scrollWidth, screen: vw, culprits: []};
+  if (de.scrollWidth > vw + 1) {
+    // the innermost elements of the article that end past the screen's edge, outside any scroll area
+    main.querySelectorAll('*').forEach(e => {
+      const r = e.getBoundingClientRect();
+      if (!r.width || r.right <= vw + 1 || e.closest('.bd-sidebar-secondary')) return;
+      for (let a = e.parentElement; a && a !== main; a = a.parentElement)
+        if (getComputedStyle(a).overflowX !== 'visible') return;
+      if ([...e.children].some(c => c.getBoundingClientRect().right > vw + 1)) return;
+      pageWidth.culprits.push(`${e.tagName.toLowerCase()} in ${sectionOf(e) || '(page)'} ends at ${Math.round(r.right)} px: ${text(e, 50)}`);
+    });
+    // or text spilling out of a box that keeps its width (a long URL, an inline command)
+    main.querySelectorAll('p, li, dd, div.citation').forEach(e => {
+      if (e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX === 'visible'
+          && e.getBoundingClientRect().left + e.scrollWidth > vw + 1)
+        pageWidth.culprits.push(`${e.tagName.toLowerCase()} in ${sectionOf(e) || '(page)'}: text runs to ${Math.round(e.getBoundingClientRect().left + e.scrollWidth)} px: ${text(e, 50)}`);
+    });
+  }
+
+  // ---- wide tables: one that scrolls sideways holds its first column, so each row keeps its name ----
+  const wideTables = [];
+  main.querySelectorAll('table').forEach(t => {
+    if (!shown(t)) return;
+    let area = null;
+    for (let a = t.parentElement; a; a = a.parentElement) {
+      const ox = getComputedStyle(a).overflowX;
+      if (ox === 'auto' || ox === 'scroll') { area = a; break; }
+    }
+    if (!area || area.scrollWidth <= area.clientWidth + 1) return;  // fits (or the clipping checks judge it)
+    const rows = [...t.rows].filter(r => r.cells.length > 1 && shown(r));
+    const loose = rows.filter(r => getComputedStyle(r.cells[0]).position !== 'sticky');
+    const see = getComputedStyle(t.rows[0] && t.rows[0].cells[0] || t);
+    wideTables.push({section: sectionOf(t), head: text(t, 50), width: Math.round(t.scrollWidth),
+                     area: Math.round(area.clientWidth), rows: rows.length, loose: loose.length,
+                     stacked: see.display === 'block'});
+  });
+
+  // ---- the theme's "back to top" button: shown (as the theme shows it on scrolling up), does it sit
+  //      over the article's column? It must not cover the text at any scroll position ----
+  let backToTop = null;
+  const btt = document.getElementById('pst-back-to-top');
+  const article = document.querySelector('.bd-article') || main;
+  if (btt) {
+    const before = btt.style.display;
+    btt.style.display = 'block';  // what the theme's scroll handler sets
+    const r = btt.getBoundingClientRect(), a = article.getBoundingClientRect();
+    const visible = getComputedStyle(btt).display !== 'none' && r.width > 0 && r.height > 0;
+    backToTop = {visible, covers: visible && r.left < a.right - 1 && r.right > a.left + 1,
+                 button: [Math.round(r.left), Math.round(r.right)], column: [Math.round(a.left), Math.round(a.right)]};
+    btt.style.display = before;
+  }
+
+  // ---- dropdowns: a <select> cannot wrap, so a choice wider than its box is cut without a sign ----
+  const cutChoices = [];
+  const pen = document.createElement('canvas').getContext('2d');
+  main.querySelectorAll('select').forEach(s => {
+    if (!shown(s) || s.selectedIndex < 0) return;
+    const cs = getComputedStyle(s);
+    pen.font = cs.font;
+    const choice = s.options[s.selectedIndex].text;
+    const room = s.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight) - 16;  // the arrow
+    const need = pen.measureText(choice).width;
+    if (need > room + 1)
+      cutChoices.push({section: sectionOf(s), choice: choice.slice(0, 60), need: Math.round(need), room: Math.round(room)});
+  });
+
+  return {vw, explorers, clipped, codeClipped, raw, tables, pageWidth, wideTables, backToTop, cutChoices};
 }

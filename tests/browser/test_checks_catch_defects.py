@@ -9,14 +9,16 @@ while the same page, unplanted, passes them all (``test_pages.py``). The link
 check gets a two-page site with a missing file and a missing anchor.
 
 Each planted defect is one the reader review found or one a check names:
-a console error, a request to the internet, raw MyST and TeX in the prose,
+a console error and a console warning, a request to the internet, raw MyST and TeX in the prose,
 a formula MathJax cannot parse,
 a code output cut off without a scrollbar, an unfolded code line wider than its column, a table with 1 px padding, pale grey text on
 white (axe's color-contrast, serious), a table drawn in its box's colour in dark mode (1:1,
 which axe leaves undecided), an image without alt text (axe-core's image-alt, critical), explorer controls
 pushed off the screen, control labels cut short with an ellipsis, a navigation drawer whose button opens nothing (phone
 width), and static explorers whose controls move with no kernel and no note
-(the static-widgets script removed).
+(the static-widgets script removed), a block wider than the phone's screen, a wide table whose
+first column scrolls away, a dropdown whose choice is cut, and the "back to top" button over the
+text (issue 40).
 """
 
 from __future__ import annotations
@@ -32,14 +34,18 @@ from test_pages import (
     axe_problems,
     clipped_problems,
     code_input_problems,
+    back_to_top_problems,
     console_problems,
     contrast_problems,
     drawer_problems,
+    dropdown_problems,
     explorer_problems,
     offsite_problems,
     padding_problems,
+    page_width_problems,
     raw_markup_problems,
     static_explorer_problems,
+    wide_table_problems,
 )
 
 PAGE = "notebooks/03_where_the_traffic_lands.html"  # the smallest chapter with an explorer
@@ -50,8 +56,11 @@ STYLE = f"""<style id="{MARK}-style">
   html body .cm-explorer .widget-inline-hbox .widget-label {{ white-space: nowrap !important; overflow: hidden !important; text-overflow: ellipsis !important; width: 30px !important; }}
   #pst-primary-sidebar, .bd-sidebar-primary {{ display: none !important; }}
   html[data-theme="dark"] .{MARK}-ghost {{ color: #cfd6dd; background-color: #cfd6dd; }}
+  #pst-back-to-top {{ display: block !important; position: fixed; left: 50vw !important; right: auto !important;
+                     top: 90vh !important; bottom: auto !important; transform: translate(-50%) !important; }}
 </style>"""
-CONSOLE = f'<script>console.error("{MARK}: console");</script>'
+CONSOLE = (f'<script>console.error("{MARK}: console");'
+           f'console.warn("{MARK}: console warning");</script>')
 BODY = f"""
 <section id="{MARK}">
   <p>{MARK}: a role left raw, {{math}}`x^2`.</p>
@@ -60,6 +69,11 @@ BODY = f"""
   <div class="cell_output"><pre style="overflow-x: hidden; width: 200px">{MARK}: {"0123456789 " * 40}</pre></div>
   <div class="cell_input"><div class="highlight"><pre>{MARK} = check("a check line far too long for any column", {"1" * 40}, {"1" * 40}, kind="quoted")</pre></div></div>
   <table><tbody><tr><td style="padding: 1px">{MARK}</td><td style="padding: 1px">1,234</td></tr></tbody></table>
+  <div class="cell_output"><div class="output text_html"><table class="{MARK}-loose"><tbody>
+    <tr><td style="position: static">{MARK}: a row name that scrolls away</td>{"<td>1,234,567 TFLOPS</td>" * 14}</tr>
+  </tbody></table></div></div>
+  <div style="width: 1500px">{MARK}: a block wider than any screen</div>
+  <select style="width: 90px"><option>{MARK}: a choice far wider than its box</option></select>
   <p class="{MARK}-pale" style="color: #c8c8c8">{MARK}: pale grey text, too faint on a white page</p>
   <table><tbody><tr><td class="{MARK}-ghost">{MARK}: a table drawn in its box's colour in dark mode</td></tr></tbody></table>
   <img src="https://{MARK}.invalid/picture.png" alt="{MARK}: an image from the internet">
@@ -115,6 +129,33 @@ def test_clipping_check_catches_output_cut_without_scrollbar(planted, width):
 def test_code_check_catches_an_unfolded_code_line_wider_than_its_column(planted, width):
     found = code_input_problems(planted[width])
     assert mentions(found, MARK, "fold the cell"), found
+
+
+def test_console_check_catches_a_console_warning(planted):
+    # the widget library's two strict-mode warnings once sat in every explorer page's console
+    assert mentions(console_problems(planted["desktop"]), "warning", MARK), planted["desktop"].console
+
+
+@pytest.mark.parametrize("width", list(browsing.WIDTHS))
+def test_page_width_check_catches_a_page_wider_than_the_screen(planted, width):
+    found = page_width_problems(planted[width])
+    assert mentions(found, "px wide on a") and mentions(found, MARK, "ends at"), found
+
+
+@pytest.mark.parametrize("width", list(browsing.WIDTHS))
+def test_table_check_catches_a_wide_table_whose_first_column_scrolls_away(planted, width):
+    found = wide_table_problems(planted[width])
+    assert mentions(found, MARK, "scrolls with its first column"), found
+
+
+@pytest.mark.parametrize("width", list(browsing.WIDTHS))
+def test_back_to_top_check_catches_the_button_over_the_text(planted, width):
+    assert mentions(back_to_top_problems(planted[width]), "covers the text column"), planted[width].dom["backToTop"]
+
+
+@pytest.mark.parametrize("width", list(browsing.WIDTHS))
+def test_dropdown_check_catches_a_choice_cut_short(planted, width):
+    assert mentions(dropdown_problems(planted[width]), MARK, "needs"), planted[width].dom["cutChoices"]
 
 
 def test_padding_check_catches_a_tight_table(planted):

@@ -42,7 +42,7 @@ def describe(items, n=8) -> str:
 #    in a copy of a page and asserts the same finder reports it) --------------------------------------
 
 def console_problems(v) -> list[str]:
-    """Render timeouts, failed local requests and console errors of the load."""
+    """Render timeouts, failed local requests and console errors and warnings of the load."""
     return ([f"did not render: {r}" for r in v.render] + [f"local request failed: {f}" for f in v.failed]
             + [f"console: {c}" for c in v.console])
 
@@ -133,6 +133,37 @@ def static_explorer_problems(v) -> list[str]:
     return bad
 
 
+def page_width_problems(v) -> list[str]:
+    """The page itself wider than the screen: a phone reader scrolls the whole page sideways."""
+    w = v.dom["pageWidth"]
+    if w["content"] <= w["screen"] + 1:
+        return []
+    return [f"the page is {w['content']} px wide on a {w['screen']} px screen"] + w["culprits"][:6]
+
+
+def wide_table_problems(v) -> list[str]:
+    """A table that scrolls sideways must hold its first column (or stack its rows), so a reader who
+    scrolls to the right still sees which row each number belongs to."""
+    return [f"{t['section']}: a {t['width']} px table in a {t['area']} px box scrolls with its first "
+            f"column ({t['loose']} of {t['rows']} rows): {t['head'][:40]}"
+            for t in v.dom["wideTables"] if t["loose"] and not t["stacked"]]
+
+
+def back_to_top_problems(v) -> list[str]:
+    """The theme's "back to top" button, when shown, must not sit over the article's column."""
+    b = v.dom["backToTop"]
+    if not b or not b["covers"]:
+        return []
+    return [f'"back to top" at {b["button"][0]}-{b["button"][1]} px covers the text column '
+            f'({b["column"][0]}-{b["column"][1]} px)']
+
+
+def dropdown_problems(v) -> list[str]:
+    """A dropdown whose chosen text is wider than its box shows it cut, with no ellipsis."""
+    return [f"{c['section']}: the choice needs {c['need']} px, its box has {c['room']}: {c['choice']}"
+            for c in v.dom["cutChoices"]]
+
+
 BLOCKING = ("critical", "serious")
 
 
@@ -151,10 +182,49 @@ def contrast_problems(v) -> list[str]:
 
 @pages()
 def test_loads_with_no_console_error(site, page):
-    # Any message fails: issue 8 found the doubled "Identifier 'THEBE_JS_URL' has already been
-    # declared" and the theme's "Got invalid theme mode" on first visit in every console.
+    # Any error or warning fails: issue 8 found the doubled "Identifier 'THEBE_JS_URL' has already been
+    # declared" and the theme's "Got invalid theme mode" on first visit in every console; issue 40 the
+    # widget library's two "strict mode: use allowUnionTypes" warnings on every page with an explorer
+    # (book/widgets-js/README.md, Patched).
     bad = console_problems(site(page)["desktop"])
     assert not bad, f"{page}:{describe(bad)}"
+
+
+# Issue 40, phones: no page scrolls sideways (how_to_use's install command and the references' long
+# URLs once widened theirs to 442 and 508 px at 390), a wide table keeps its first column in view, and
+# the "back to top" button never covers the text. Read on the same visit as every other check.
+@per_width()
+@pages()
+def test_page_fits_the_screen(site, page, width):
+    bad = page_width_problems(site(page)[width])
+    assert not bad, f"{page} at {width}:{describe(bad)}"
+
+
+@per_width()
+@pages()
+def test_wide_tables_keep_their_first_column(site, page, width):
+    bad = wide_table_problems(site(page)[width])
+    assert not bad, f"{page} at {width}, {len(bad)} tables:{describe(bad)}"
+
+
+# Chapter 6's run picker shows "ms24-t2-12: Mega" of "ms24-t2-12: Megatron-LM, 12,288 GPUs, 96
+# layers × 12,288" at both widths: its labels (clustermath.views.validation._runs) are longer than any
+# phone's row. Chapter 6 is being rewritten elsewhere; the labels are its owner's to shorten.
+SHORTEN_RUN_LABELS = pytest.mark.xfail(strict=True, reason="chapter 6's run picker labels are longer than the box")
+
+
+@per_width()
+@pages(known_pages={"notebooks/06_do_the_models_hold.html": SHORTEN_RUN_LABELS})
+def test_dropdowns_show_their_choice(site, page, width):
+    bad = dropdown_problems(site(page)[width])
+    assert not bad, f"{page} at {width}:{describe(bad)}"
+
+
+@per_width()
+@pages()
+def test_back_to_top_never_covers_the_text(site, page, width):
+    bad = back_to_top_problems(site(page)[width])
+    assert not bad, f"{page} at {width}:{describe(bad)}"
 
 
 @pages()

@@ -183,6 +183,8 @@ class WorkedTable:
         mask = [c for c in frame.columns if c[1] == words("fail_mask")]
         return (
             frame.style.set_uuid(f"worked-{self.name}")
+            # the row numbers stay; pandas' extra header row naming the index ("row") goes
+            .hide(axis="index", names=True)
             .format(lambda v: fmt_value(v) if not isinstance(v, str) else v)
             .format(lambda v: f"{v:06b}", subset=mask)
             .apply(shade, axis=1)

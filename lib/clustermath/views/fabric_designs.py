@@ -91,7 +91,7 @@ def scale_explorer() -> ModelView:
         view_scale, formats={"pod_power_mw": ".1f", "buildings_needed": ".2f", "core_ports_freed_pct": ".1f",
                              "agg_ports_moved_pct": ".2f"},
         hidden=("segments_single_plane", "segments_dual_plane", "agg_down_ports", "agg_up_ports"),
-        title="Panel 13.1 · What one tier holds, by chip generation and NIC speed", figsize=(7.0, 3.5))
+        title="What one tier holds, by chip generation and NIC speed", figsize=(7.0, 3.5))
 
 
 # -- Panel 13.2: Table II ------------------------------------------------------------------
@@ -126,7 +126,7 @@ def table2_explorer() -> ModelView:
                      Slider("radix", 64, 256, 128, step=64, label="switch radix, ports")],
         view_table2, formats={"clos_cost_musd": ",.1f", "rail_cost_musd": ",.1f", "saving_pct": ".1f",
                               "cost_removed_musd": ",.1f", "power_removed_mw": ".2f"},
-        hidden=("hb_domain",), title="Panel 13.2 · What deleting the spine saves (Table II)", figsize=(6.0, 3.2))
+        hidden=("hb_domain",), title="What deleting the spine saves (the rail-only paper's Table II)", figsize=(6.0, 3.2))
 
 
 # -- Panel 13.3: the incast -----------------------------------------------------------------
@@ -166,7 +166,7 @@ def incast_explorer() -> ModelView:
                  Slider("rtt_us", 2, 50, 22, label="round trip, µs")],
         view_incast, formats={"queued_mb": ",.1f", "shallow_per_port_mb": ".2f", "shallow_share_pct": ".0f",
                               "deep_per_port_mb": ",.0f", "admission_bound_mb": ".2f"},
-        title="Panel 13.3 · An incast before the first rate cut", figsize=(6.4, 3.3))
+        title="An incast before the first rate cut", figsize=(6.4, 3.3))
 
 
 # -- Panel 13.4: hashing flows -----------------------------------------------------------------
@@ -200,7 +200,7 @@ def hashing_explorer() -> ModelView:
         view_hashing, fixed={"trials": 1_000, "seed": 0},
         formats={"formula_idle": ".3g", "simulated_idle": ".3g", "busiest_over_mean": ".2f",
                  "worst_busiest_over_mean": ".2f", "all_busy_pct": ".1f"},
-        title="Panel 13.4 · Idle uplinks when few large flows are hashed", figsize=(6.2, 3.1))
+        title="Idle uplinks when few large flows are hashed", figsize=(6.2, 3.1))
 
 
 # -- Panel 13.5: spare cubes against a fixed torus -------------------------------------------------
@@ -238,7 +238,7 @@ def slice_explorer() -> ModelView:
                         Slider("slice_cubes", 1, 64, 16, label="cubes per slice")],
         view_slices, formats={"cube_up": ".4f", "expected_working_cubes": ".1f", "fixed_pct": ".1f",
                               "ocs_pct": ".1f", "ocs_one_slice_pct": ".1f"},
-        title="Panel 13.5 · Spare cubes behind a mirror", figsize=(6.2, 3.1))
+        title="Spare cubes behind a mirror", figsize=(6.2, 3.1))
 
 
 # -- Panel 13.7: the decision procedure ----------------------------------------------------------
@@ -297,7 +297,7 @@ def decision_explorer() -> ModelView:
         checkboxes={"shared_hosts": DEFAULTS["shared_hosts"], "own_stack": DEFAULTS["own_stack"],
                     "can_fork": DEFAULTS["can_fork"], "cost_sensitive": DEFAULTS["cost_sensitive"]},
         fixed={"gpus_now": DEFAULTS["gpus_now"]}, hidden=("risk_of_first",),
-        title="Panel 13.7 · The decision procedure as visible rules", figsize=(6.4, 3.6))
+        title="The decision procedure as visible rules", figsize=(6.4, 3.6))
 
 
 # -- Panel 13.8: tiers against GPU count -------------------------------------------------------------
@@ -331,7 +331,7 @@ def view_tiers(ax: Axes) -> Updater:
 def tiers_explorer() -> ModelView:
     """Panel 13.8: tiers needed against GPU count for 51.2T/102.4T chips and 400G/800G NICs."""
     return ModelView(tier_counts, [Slider("gpus", 1_024, 262_144, 16_384, step=1_024, label="GPUs")], view_tiers,
-                     title="Panel 13.8 · Tiers needed, by chip and NIC generation", figsize=(6.2, 3.1))
+                     title="Tiers needed, by chip and NIC generation", figsize=(6.2, 3.1))
 
 
 # -- Panel 13.6: why only pipeline traffic crosses HPN's core --------------------------------------
@@ -385,7 +385,7 @@ def traffic_explorer() -> ModelView:
                                ("tp_bytes_per_gpu", "pp_bytes_per_gpu", "dp_bytes_per_gpu", "dp_reduce_bytes_per_gpu")},
         hidden=("microbatches", "tp_collectives_per_gpu", "pp_sends_per_gpu", "pp_bytes_per_link",
                 "dp_collectives_per_gpu"),
-        title="Panel 13.6 · Why only pipeline traffic crosses a 15:1 core", figsize=(6.4, 2.8))
+        title="Why only pipeline traffic crosses a 15:1 core", figsize=(6.4, 2.8))
 
 
 EXPLORERS: dict[str, Callable[[], ModelView]] = {
@@ -633,7 +633,7 @@ def failure_explorer() -> ModelView:
     return ModelView(failure_step, [Slider("design", 0, 3, 0, label="design", choices=FAILURE_DESIGN_NAMES),
                                     Slider("step", 0, 3, 0, label="step of the failure")],
                      view_failures, formats={"job_speed_pct": ".2f", "design": _design_name},
-                     title="Animation 13.3 · One failure in each design, step by step", figsize=(6.6, 3.0))
+                     title="One failure in each design, step by step", figsize=(6.6, 3.0))
 
 
 EXPLORERS["failures"] = failure_explorer
@@ -684,7 +684,7 @@ def transfer_explorer() -> ModelView:
     """Animation 13.1 as a stepper: one transfer through each of the four patterns, one link per step."""
     return ModelView(transfer_step, [Slider("pattern", 0, 3, 0, label="pattern", choices=tuple(TRANSFER_PATHS)),
                                      Slider("step", 0, 4, 0, label="links crossed")],
-                     view_transfer, title="Animation 13.1 · One transfer, one link per step", figsize=(7.2, 3.0))
+                     view_transfer, title="One transfer, one link per step", figsize=(7.2, 3.0))
 
 
 EXPLORERS["transfer"] = transfer_explorer
@@ -846,7 +846,7 @@ def incast_stepper() -> ModelView:
 
     return ModelView(queue_at, [Slider("time_us", 0, 80, 12, step=4, label="µs since the burst began")],
                      view_queue_step, formats={"deep_mb": ".2f", "shallow_mb": ".2f", "admission_mb": ".2f"},
-                     title="Animation 13.2 · One incast, three ports", figsize=(6.4, 2.6))
+                     title="One incast, three ports", figsize=(6.4, 2.6))
 
 
 EXPLORERS["queue_step"] = incast_stepper
