@@ -128,12 +128,24 @@
 
   // A control another one retargeted (its options are not the page's): its readout says what the
   // explorer shows, its handle stays, and it is dimmed until a frame puts it back.
+  // Its handle goes where the readout says when the page's slider has that value (else it stays, dimmed).
   Engine.prototype.detach = function (c, words) {
     if (!c.detached) {
       c.detached = true;
-      c.detachedAt = this.read(c);
       c.el.classList.add("cm-detached");
     }
+    var target = c.el.querySelector(".noUi-target"), n = Number(String(words).replace(/[,\s\u202f]/g, ""));
+    if (words !== undefined && target && target.noUiSlider) {
+      if (c.spec.kind === "slider" && isFinite(n)) {
+        var values = c.spec.values;
+        for (var k = 0; k < values.length; k++) {
+          if (Math.abs(values[k] - n) <= 1e-9 * Math.max(1, Math.abs(n))) { target.noUiSlider.set(values[k]); break; }
+        }
+      } else if (c.spec.kind === "selection" && c.spec.labels && c.spec.labels.indexOf(String(words)) >= 0) {
+        target.noUiSlider.set(c.spec.labels.indexOf(String(words)));
+      }
+    }
+    c.detachedAt = this.read(c);
     var readout = c.el.querySelector(".widget-readout");
     if (readout && words !== undefined) readout.textContent = words;
     c.el.querySelectorAll(".noUi-handle").forEach(function (h) { if (words !== undefined) h.setAttribute("aria-valuetext", words); });
