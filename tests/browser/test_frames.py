@@ -10,7 +10,8 @@ a key (an arrow on a slider, Space on a checkbox or toggle), and require
   screen to be that frame's pixels (default picture plus overlay; at other pixel ratios than this
   test's 1, test_frames_pixel_ratio.py);
 * every readout to equal its handle (the number to the readout's decimals, or the option label at the
-  handle), detached controls included where the page's slider has the value their words give;
+  handle), detached controls included where the page's slider has the value their words give, after
+  this move and, for a picker (a dropdown, which retargets other controls), after each of its options;
 * the control moved before it to be back at its default, with the one-line note saying that
   combined settings need a live kernel (unless the explorer carries its whole grid);
 * the frame within the latency budget: the median move under 100 ms from key press to decoded
@@ -301,6 +302,19 @@ def move_every_control(page) -> list[str]:
                 off = picture_is_frame(page, key, frame_pixels(page, key, after))
                 if off > 0.001:
                     bad.append(f"{what}: {off:.1%} of the picture's pixels on screen are not the frame's")
+            if spec["kind"] == "select":  # a picker retargets other controls: every option's readouts
+                for _ in range(after["state"][i] + 1, spec["count"]):
+                    shown_at = page.evaluate(SHOWN_JS, key)["shownAt"]
+                    page.keyboard.press("ArrowDown")
+                    try:
+                        page.wait_for_function(
+                            "([key, t]) => Number(document.querySelector('.cm-frames-' + key)"
+                            ".getAttribute('data-cm-shown-at') || 0) > t", arg=[key, shown_at], timeout=5000)
+                    except Exception:
+                        bad.append(f"{what}: ArrowDown to the next option showed no new frame within 5 s")
+                        break
+                    option = page.evaluate(SHOWN_JS, key)["state"][i]
+                    bad += [f"{what}, option {option}: {b}" for b in readout_problems(page.evaluate(READOUTS_JS, key))]
     return bad
 
 
