@@ -99,9 +99,13 @@ student-check: $(TEST_STAMP)
 refresh: $(STAMP)
 	$(BIN)/python tools/refresh.py notebooks/*.ipynb
 
-# median and p95 of wall and CPU time per update, model and drawing apart; judged on p95
+# median and p95 of wall and CPU time per update, model and drawing apart; judged on p95; then, on the
+# built book's static pages at pixel ratio 2, key press to picture and frame bytes per explorer (beside
+# _build/bench_static.before.json where one was kept: copy a run's _build/bench_static.json there)
 bench: $(TEST_STAMP) $(BROWSER_STAMP)
 	$(BIN)/python tools/bench_widgets.py
+	@test -f _build/html/index.html || $(MAKE) -o $(STAMP) -o $(EX_STAMP) -o $(TEST_STAMP) book
+	$(BIN)/python tools/bench_static.py --json _build/bench_static.json $(if $(wildcard _build/bench_static.before.json),--baseline _build/bench_static.before.json)
 	$(BIN)/python tools/live_kernel.py --voila $(BROWSER_VENV)/bin/voila --moves 20
 
 # Mutation testing: every model module of every wing, each against the tests that cover it, in a

@@ -68,7 +68,7 @@ WIDGET_ASSET = re.compile(
 )
 # Sphinx writes each formula as <span|div class="math notranslate nohighlight">.
 MATH_RE = re.compile(r'<(?:span|div) class="math[ "]')
-MATHJAX_SCRIPT_RE = re.compile(r'<script[^>]*\ssrc="[^"]*mathjax[^"]*"', re.I)
+MATHJAX_SCRIPT_RE = re.compile(r'<script[^>]*\ssrc="[^"]*/mathjax/[^"]*"', re.I)
 # model_name -> (CSS selector, label) of what the html-manager renders for it.
 EXPECT = {
     "IntSliderModel": (".widget-slider", "slider"),
@@ -173,6 +173,8 @@ def check_page(context, url: str, html: str, timeout_ms: int) -> list[str]:
 
     page.route("**/*", route)
     page.goto(url, wait_until="load")
+    # the widget scripts wait until a view comes near (book/_ext/light_pages.py): ask for them now
+    page.evaluate("() => window.__cmWidgetsNow && window.__cmWidgetsNow()")
     n_views = len(VIEW_RE.findall(html))
     try:
         # libembed puts each view into a new .widget-subarea before its script.

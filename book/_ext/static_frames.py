@@ -14,12 +14,20 @@ through ``tools/edition.py --reuse``) sets ``static_frames_from`` to that build'
 frames folder: each chapter's frames are then copied from there, since no kernel
 runs to compute them, and the kernel is not asked to write any.
 
+When the build ends, each explorer's pictures are packed (:func:`pack`): the pictures of the
+frames one control reaches from the defaults go into one script, ``pack-c<i>.js`` (the frames of
+several controls at once, a grid's or a preset's, into ``pack-x.js``; a pack over ``PACK_BYTES``
+is split in parts), as ``data:`` URLs, and the index names each picture's pack. The page fetches
+a control's pack when that control first takes the focus or moves, so one touch of an explorer is
+a few requests, not one per picture (issue 41: 113-888 before).
+
 Only the ``html`` builder gets frames (the PDF's single-page build does not:
 paper shows the default picture), and a chapter's old frames are removed
 before it runs again, so frames never outlive the explorer that wrote them.
 """
 from __future__ import annotations
 
+import base64
 import json
 import os
 import shutil
@@ -30,6 +38,8 @@ from sphinx.util import logging
 
 ENV = "CLUSTERMATH_FRAMES_DIR"  # clustermath.views.frames.ENV (kept import-free: the layer rules)
 FOLDER = "_frames"
+PACK_BYTES = 400_000  # a pack's pictures (before base64), at most, unless one picture is larger
+MIME = {".webp": "image/webp", ".png": "image/png"}
 
 log = logging.getLogger(__name__)
 
@@ -59,11 +69,59 @@ def _source_read(app: Any, docname: str, source: list[str]) -> None:
 
 def _indexes(folder: Path) -> list[dict]:
     """The frame indexes written into one chapter's folder."""
-    found = []
-    for path in sorted(folder.glob("*/index.js")):
-        text = path.read_text(encoding="utf-8")
-        found.append(json.loads(text[text.index(",") + 1: text.rindex(")")]))
-    return found
+    return [_read_index(path)[1] for path in sorted(folder.glob("*/index.js"))]
+
+
+def _read_index(path: Path) -> tuple[str, dict]:
+    text = path.read_text(encoding="utf-8")
+    return text[: text.index(",") + 1], json.loads(text[text.index(",") + 1: text.rindex(")")])
+
+
+def _group(state: str, default: list[str]) -> str:
+    """The pack of a frame: ``c<i>`` when only control i differs from the default, else ``x``."""
+    moved = [i for i, (a, b) in enumerate(zip(state.split(","), default)) if a != b]
+    return f"c{moved[0]}" if len(moved) == 1 else "x"
+
+
+def pack(explorer: Path) -> dict[str, str]:
+    """Pack one explorer's pictures (see the module's docstring); return {picture: pack}. Idempotent."""
+    head, index = _read_index(explorer / "index.js")
+    if "packs" in index:
+        return index["packs"]
+    default = index["default"].split(",")
+    groups: dict[str, list[str]] = {}
+    placed: dict[str, str] = {}
+    # single-control frames first, so a picture two frames share goes with the control that reaches it alone
+    for state in sorted(index["frames"], key=lambda s: _group(s, default) == "x"):
+        file = index["frames"][state][1]
+        if file and file not in placed:
+            placed[file] = _group(state, default)
+            groups.setdefault(placed[file], []).append(file)
+    packs: dict[str, str] = {}
+    for group, files in groups.items():
+        parts: list[list[str]] = [[]]
+        size = 0
+        for file in files:
+            n = (explorer / file).stat().st_size
+            if parts[-1] and size + n > PACK_BYTES:
+                parts.append([])
+                size = 0
+            parts[-1].append(file)
+            size += n
+        for k, part in enumerate(parts):
+            name = group if k == 0 else f"{group}.{k}"
+            urls = {f: f"data:{MIME[Path(f).suffix]};base64,"
+                       + base64.b64encode((explorer / f).read_bytes()).decode("ascii") for f in part}
+            (explorer / f"pack-{name}.js").write_text(
+                f"__cmFramesPack({json.dumps(index['key'])},{json.dumps(name)},"
+                f"{json.dumps(urls, separators=(',', ':'))});\n", encoding="utf-8")
+            for f in part:
+                packs[f] = name
+                (explorer / f).unlink()
+    index["packs"] = packs
+    text = json.dumps(index, ensure_ascii=False, separators=(",", ":"))
+    (explorer / "index.js").write_text(f"{head}{text});\n", encoding="utf-8")
+    return packs
 
 
 def _page_context(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
@@ -78,6 +136,8 @@ def _build_finished(app: Any, exception: Exception | None) -> None:
     if exception is not None or not _enabled(app) or not _root(app).is_dir():
         return
     for folder in sorted(p for p in _root(app).rglob("*") if p.is_dir() and any(p.glob("*/index.js"))):
+        for index in sorted(folder.glob("*/index.js")):
+            pack(index.parent)
         indexes = _indexes(folder)
         size = sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
         frames = sum(i["stats"]["frames"] for i in indexes)

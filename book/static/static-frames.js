@@ -9,11 +9,18 @@
  * picture and the overlay into a canvas of the picture's natural size and shows the result as one
  * image, so the browser scales the frame itself (laid over each other as two CSS layers and scaled
  * apart, at a pixel ratio other than 1 the default picture showed through: issue 41's ghosts).
+ * The pictures come in packs (book/_ext/static_frames.py): one script per control holds the pictures of
+ * the frames that control reaches, as data: URLs; a control's pack is fetched when it first takes the
+ * focus or moves, so touching an explorer costs a few requests, not one per picture.
  * A state that was not computed (two controls away from the defaults) puts the other controls back
  * to their defaults, visibly, and says why in one line. */
 (function () {
   "use strict";
   var COMBINED = " Combined settings need a live kernel (the launch button, or `make lab`).";
+
+  // packs arrive as scripts (pack-<name>.js calls __cmFramesPack), so pages opened from file:// work too
+  var packed = window.__cmFramesPacks = window.__cmFramesPacks || {};
+  window.__cmFramesPack = function (key, name, urls) { (packed[key] = packed[key] || {})[name] = urls; };
 
   function text(el) { return (el ? el.textContent : "").replace(/\s+/g, " ").trim(); }
 
@@ -52,6 +59,7 @@
     this.recent = [];     // those files, the least recently shown first
     this.ahead = [];      // files to composite before they are asked for
     this.shown = 0;       // counts the pictures asked for, so a slow one never replaces a later one
+    this.packs = {};      // pack name -> Promise of its {file: data URL}
   }
 
   Engine.prototype.check = function () {
@@ -120,12 +128,24 @@
 
   // A control another one retargeted (its options are not the page's): its readout says what the
   // explorer shows, its handle stays, and it is dimmed until a frame puts it back.
+  // Its handle goes where the readout says when the page's slider has that value (else it stays, dimmed).
   Engine.prototype.detach = function (c, words) {
     if (!c.detached) {
       c.detached = true;
-      c.detachedAt = this.read(c);
       c.el.classList.add("cm-detached");
     }
+    var target = c.el.querySelector(".noUi-target"), n = Number(String(words).replace(/[,\s\u202f]/g, ""));
+    if (words !== undefined && target && target.noUiSlider) {
+      if (c.spec.kind === "slider" && isFinite(n)) {
+        var values = c.spec.values;
+        for (var k = 0; k < values.length; k++) {
+          if (Math.abs(values[k] - n) <= 1e-9 * Math.max(1, Math.abs(n))) { target.noUiSlider.set(values[k]); break; }
+        }
+      } else if (c.spec.kind === "selection" && c.spec.labels && c.spec.labels.indexOf(String(words)) >= 0) {
+        target.noUiSlider.set(c.spec.labels.indexOf(String(words)));
+      }
+    }
+    c.detachedAt = this.read(c);
     var readout = c.el.querySelector(".widget-readout");
     if (readout && words !== undefined) readout.textContent = words;
     c.el.querySelectorAll(".noUi-handle").forEach(function (h) { if (words !== undefined) h.setAttribute("aria-valuetext", words); });
@@ -142,7 +162,58 @@
     }
   };
 
-  // -- pictures: fetched ahead, nearest the current state first ----------------------------------
+  // -- packs: the pictures of one control's frames, fetched once --------------------------------------
+  Engine.prototype.pack = function (name) {
+    var self = this, src = this.base + "pack-" + name + ".js";
+    if (!this.packs[name]) {
+      this.packs[name] = new Promise(function (resolve, reject) {
+        var s = document.createElement("script");
+        s.src = src;
+        s.onload = function () {
+          var got = (packed[self.key] || {})[name];
+          if (got) resolve(got); else reject(new Error("no pictures in " + src));
+        };
+        s.onerror = function () { reject(new Error("could not load " + src)); };
+        document.head.appendChild(s);
+      });
+      this.packs[name].catch(function (err) {
+        console.error("static explorer " + self.key + ": no picture at " + src + " (" + err.message + ")");
+      });
+    }
+    return this.packs[name];
+  };
+
+  // Promise of the URL a picture file is shown from (its data: URL in its pack, or the file itself)
+  Engine.prototype.url = function (file) {
+    var packs = this.data.packs, self = this;
+    if (!packs) return Promise.resolve(this.base + file);  // frames written before packs
+    if (!packs[file]) return Promise.reject(new Error("no pack holds " + file));
+    return this.pack(packs[file]).then(function (urls) {
+      if (!urls[file]) throw new Error("pack " + packs[file] + " of " + self.key + " lacks " + file);
+      return urls[file];
+    });
+  };
+
+  // whether a picture is at hand without a request
+  Engine.prototype.here = function (file) {
+    var packs = this.data.packs;
+    return !packs || !!((packed[this.key] || {})[packs[file]]);
+  };
+
+  // the packs of the frames a control reaches in a step or two from the current state, fetched ahead
+  Engine.prototype.warm = function (i) {
+    var c = this.controls[i], state = (this.current || this.defaults), self = this;
+    if (!c || !this.data.packs) return;
+    [1, -1, 2, -2].forEach(function (d) {
+      var k = state[i] + d;
+      if (k < 0 || k >= c.spec.count) return;
+      var s = state.slice(); s[i] = k;
+      var f = self.data.frames[s.join(",")] || self.data.frames[self.defaults.map(function (v, j) { return j === i ? k : v; }).join(",")];
+      if (f && f[1] && self.data.packs[f[1]]) self.pack(self.data.packs[f[1]]).catch(function () {});
+    });
+  };
+
+  // -- pictures: fetched ahead, nearest the current state first (only those whose pack is here) --------
   Engine.prototype.prefetch = function (state) {
     var self = this, frames = this.data.frames, near = [], seen = {};
     for (var d = 1; d <= 4; d++) {  // one step of every control first, then two...
@@ -151,13 +222,9 @@
           if (k < 0 || k >= c.spec.count) return;
           var s = state.slice(); s[i] = k;
           var f = frames[s.join(",")] || frames[self.defaults.map(function (v, j) { return j === i ? k : v; }).join(",")];
-          if (f && f[1] && !seen[f[1]]) { seen[f[1]] = true; near.push(f[1]); }
+          if (f && f[1] && !seen[f[1]] && self.here(f[1])) { seen[f[1]] = true; near.push(f[1]); }
         });
       });
-    }
-    if (!this.queued) {  // the first time: every picture of the explorer, after the near ones
-      this.queued = true;
-      Object.keys(frames).forEach(function (name) { if (frames[name][1]) self.queue.push(frames[name][1]); });
     }
     this.queue = near.concat(this.queue);
     this.pump();
@@ -171,16 +238,19 @@
     }
   };
 
-  // the overlay (or whole picture) in a file, loading
+  // Promise of the overlay (or whole picture) in a file, loaded
   Engine.prototype.picture = function (file) {
-    var im = this.images[file], self = this;
-    if (im) return im;
-    im = new Image();
-    this.images[file] = im;
+    var hit = this.images[file], self = this;
+    if (hit) return hit;
     this.loading++;
-    im.onload = im.onerror = function () { self.loading--; self.pump(); };
-    im.src = this.base + file;
-    return im;
+    var done = function () { self.loading--; self.pump(); };
+    hit = this.images[file] = this.url(file).then(function (url) {
+      var im = new Image();
+      im.src = url;
+      return decoded(im);
+    });
+    hit.then(done, function () { done(); if (self.images[file] === hit) delete self.images[file]; });
+    return hit;
   };
 
   function decoded(im) {
@@ -204,7 +274,7 @@
       base.src = this.original;
       this.under = decoded(base);
     }
-    var made = Promise.all([this.under, decoded(this.picture(file))]).then(function (ims) {
+    var made = Promise.all([this.under, this.picture(file)]).then(function (ims) {
       var base = ims[0], canvas = document.createElement("canvas");
       canvas.width = base.naturalWidth;
       canvas.height = base.naturalHeight;
@@ -300,13 +370,14 @@
       if (!file) {
         done = Promise.resolve(put(this.original));
       } else if (file.indexOf("full-") === 0) {
-        done = Promise.resolve(put(this.base + file));
+        done = this.url(file).then(function (url) { return put(url); }, function () { return put(self.base + file); });
       } else {
         this.touch(file);
         done = this.compose(file).then(function (url) { return put(url); }, function () {
-          // not composited (the overlay did not load: the image reports it; or a canvas the page may
-          // not read back, from file://): the overlay over the default picture, as CSS layers
-          return put(self.base + file, self.original);
+          // not composited (the overlay did not load: its pack or the image reports it; or a canvas the
+          // page may not read back): the overlay over the default picture, as CSS layers
+          return self.url(file).then(function (url) { return put(url, self.original); },
+                                     function () { return put(self.base + file, self.original); });
         });
       }
     }
@@ -419,7 +490,11 @@
 
   Engine.prototype.listen = function () {
     var self = this, poke = function () { self.schedule(); };
-    this.controls.forEach(function (c) {
+    this.controls.forEach(function (c, i) {
+      var warm = function () { self.warm(i); };
+      c.el.addEventListener("focusin", warm);
+      c.el.addEventListener("pointerdown", warm);
+      if (c.el.contains(document.activeElement)) warm();  // the touch that loaded the frames
       var target = c.el.querySelector(".noUi-target");
       if (target && target.noUiSlider) target.noUiSlider.on("update.cmframes", poke);
       c.el.addEventListener("change", poke);

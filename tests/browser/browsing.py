@@ -143,6 +143,7 @@ class Visit:
     axe: dict | None = None
     contrast: dict | None = None
     seconds: dict = field(default_factory=dict)  # time spent in axe and in the contrast check
+    weight: dict = field(default_factory=dict)  # the first load (settle, first_load)
 
 
 def new_context(browser):
@@ -197,7 +198,25 @@ def open_page(context, base: str, rel: str, width: str = "desktop",
 
 
 def settle(page, visit: Visit) -> None:
-    """Wait until every widget view is rendered, its pictures decoded and MathJax done."""
+    """Wait until MathJax is done, then (its scripts wait for a widget to come near: book/_ext/
+    light_pages.py) load the widgets and wait until every widget view is rendered and its pictures
+    decoded. The page's first load, everything it fetched before the widgets were asked for, is
+    weighed into ``visit.weight``."""
+    try:
+        page.wait_for_function(
+            """() => !document.querySelector('script[src*="mathjax"]:not([type="text/x-cm-later"])')
+                     || !!(window.MathJax && MathJax.startup && MathJax.startup.promise)""",
+            timeout=TIMEOUT_MS,
+        )
+        page.evaluate(
+            """() => window.MathJax && MathJax.startup && MathJax.startup.promise
+                     ? MathJax.startup.promise.then(() => true) : true"""
+        )
+    except Exception as exc:
+        visit.render.append(f"MathJax did not finish ({type(exc).__name__})")
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)))")
+    visit.weight = first_load(page)
+    page.evaluate("() => window.__cmWidgetsNow && window.__cmWidgetsNow()")
     try:
         page.wait_for_function(
             """() => {
@@ -211,18 +230,63 @@ def settle(page, visit: Visit) -> None:
         )
     except Exception as exc:  # playwright TimeoutError
         visit.render.append(f"widget views did not render ({type(exc).__name__})")
-    try:
-        page.wait_for_function(
-            """() => !document.querySelector('script[src*="mathjax"]')
-                     || !!(window.MathJax && MathJax.startup && MathJax.startup.promise)""",
-            timeout=TIMEOUT_MS,
-        )
-        page.evaluate(
-            """() => window.MathJax && MathJax.startup && MathJax.startup.promise
-                     ? MathJax.startup.promise.then(() => true) : true"""
-        )
-    except Exception as exc:
-        visit.render.append(f"MathJax did not finish ({type(exc).__name__})")
+
+
+# What the page has fetched so far (the navigation and every resource), or, where its widgets were
+# asked for (window.__cmWidgetsWhy === "asked"), what it fetched before: the first load a reader who
+# has not scrolled to an explorer gets. Where the widgets started on their own (an explorer near the
+# top), they are part of the first load.
+FIRST_LOAD_JS = """() => {
+  const asked = window.__cmWidgetsWhy === 'asked' && performance.getEntriesByName('cm-widgets')[0];
+  const until = asked ? asked.startTime : Infinity;
+  const nav = performance.getEntriesByType('navigation')[0];
+  return [nav.name].concat(performance.getEntriesByType('resource')
+    .filter(e => e.startTime < until && /^https?:/.test(e.name)).map(e => e.name));
+}"""
+
+
+@functools.lru_cache(maxsize=None)
+def _gz_size(path: Path) -> tuple[int, int]:
+    import gzip
+
+    body = path.read_bytes()
+    if path.suffix in (".png", ".jpg", ".webp", ".woff2", ".woff", ".zip", ".gif"):
+        return len(body), len(body)
+    return len(body), min(len(body), len(gzip.compress(body, 6)))
+
+
+def first_load(page, html_dir: Path | None = None) -> dict:
+    """{"requests", "raw", "gz", "urls"} of the page's first load; bytes read from the built files
+    (gzip level 6 for text, images and fonts as they are)."""
+    from urllib.parse import unquote
+
+    root = (html_dir or HTML_DIR)
+    urls = page.evaluate(FIRST_LOAD_JS)
+    raw = gz = 0
+    for url in urls:
+        path = root / unquote(urlsplit(url).path.lstrip("/"))
+        if path.is_dir():
+            path = path / "index.html"
+        if path.is_file():
+            r, g = _gz_size(path)
+            raw, gz = raw + r, gz + g
+    return {"requests": len(urls), "raw": raw, "gz": gz, "urls": urls}
+
+
+def frame_picture(folder: Path, file: str) -> bytes:
+    """The bytes of one explorer picture as the build wrote them: from its pack (book/_ext/
+    static_frames.py), or its own file in a build without packs. ``folder`` is the explorer's."""
+    import base64
+    import json
+
+    path = folder / "index.js"
+    text = path.read_text(encoding="utf-8")
+    packs = json.loads(text[text.index(",") + 1: text.rindex(")")]).get("packs")
+    if not packs:
+        return (folder / file).read_bytes()
+    text = (folder / f"pack-{packs[file]}.js").read_text(encoding="utf-8")
+    urls = json.loads(text[text.index("{"): text.rindex(")")])
+    return base64.b64decode(urls[file].split(",", 1)[1])
 
 
 # Everything measured in the page, in one evaluation (see the tests for the rules).

@@ -9,6 +9,9 @@ a key (an arrow on a slider, Space on a checkbox or toggle), and require
   frame that is missing, or frames that do not belong to the page, fail), and the picture on
   screen to be that frame's pixels (default picture plus overlay; at other pixel ratios than this
   test's 1, test_frames_pixel_ratio.py);
+* every readout to equal its handle (the number to the readout's decimals, or the option label at the
+  handle), detached controls included where the page's slider has the value their words give, after
+  this move and, for a picker (a dropdown, which retargets other controls), after each of its options;
 * the control moved before it to be back at its default, with the one-line note saying that
   combined settings need a live kernel (unless the explorer carries its whole grid);
 * the frame within the latency budget: the median move under 100 ms from key press to decoded
@@ -112,6 +115,56 @@ BLOB_JS = """async (url) => {
 }"""
 
 
+# every control's readout beside its handle, and (a selection slider) the option labels the page's widget
+# state gives it, found under the explorer's own model
+READOUTS_JS = """(key) => {
+  const root = document.querySelector('.cm-frames-' + key);
+  const engine = root.__cmEngine;
+  const state = JSON.parse(document.querySelector(
+    'script[type="application/vnd.jupyter.widget-state+json"]').textContent).state;
+  const cls = id => (state[id].state._dom_classes || []);
+  const top = Object.keys(state).find(id => cls(id).includes('cm-frames-' + key));
+  const under = [], walk = id => { under.push(id); (state[id].state.children || [])
+    .forEach(c => walk(c.replace('IPY_MODEL_', ''))); };
+  if (top) walk(top);
+  return engine.controls.map((c, i) => {
+    const t = c.el.querySelector('.noUi-target'), r = c.el.querySelector('.widget-readout');
+    const model = under.find(id => cls(id).includes('cm-control-' + i));
+    return {label: c.spec.label, kind: c.spec.kind, detached: !!c.detached, values: c.spec.values || null,
+            handle: t && t.noUiSlider ? Number(t.noUiSlider.get()) : null,
+            readout: r ? r.textContent.trim() : null,
+            labels: model ? (state[model].state._options_labels || null) : null};
+  });
+}"""
+
+
+def readout_problems(controls: list[dict]) -> list[str]:
+    """Each slider's readout against its handle: the number it shows (to its own decimals), or the option
+    label at the handle; a detached control's words, where the page's slider has that value, too."""
+    bad = []
+    for c in controls:
+        if c["handle"] is None or c["readout"] is None:
+            continue
+        text = c["readout"].replace(",", "").replace("\u202f", "").replace(" ", "")
+        if c["kind"] == "selection" and c["labels"]:
+            want = c["labels"][int(round(c["handle"]))].strip()
+            if c["readout"] != want and (not c["detached"] or c["readout"] in c["labels"]):
+                bad.append(f"{c['label']!r} reads {c['readout']!r}, its handle is at {want!r}")
+            continue
+        try:
+            shown = float(text)
+        except ValueError:
+            if not c["detached"]:
+                bad.append(f"{c['label']!r} reads {c['readout']!r}, not a number (handle at {c['handle']:g})")
+            continue
+        decimals = len(text.split(".", 1)[1]) if "." in text else 0
+        if c["detached"] and not any(abs(v - shown) <= 1e-9 * max(1, abs(shown)) for v in c["values"] or []):
+            continue  # the page's slider has no such value: its handle stays, dimmed
+        if abs(shown - c["handle"]) > 0.5 * 10 ** -decimals + 1e-9 * max(1, abs(shown)):
+            bad.append(f"{c['label']!r} reads {c['readout']!r}, its handle is at {c['handle']:g}")
+    return bad
+
+
 def key_for(kind: str, index: int, count: int) -> str:
     if kind in ("checkbox", "toggle"):
         return "Space"
@@ -169,8 +222,9 @@ def frame_pixels(page, key: str, shown: dict) -> np.ndarray:
                       .convert("RGBA")).astype(float)
     if not shown["expectFile"]:
         return base[..., :3].astype(int)
-    path = browsing.HTML_DIR / "_frames" / unquote(shown["base"].split("/_frames/", 1)[1]) / shown["expectFile"]
-    layer = np.asarray(Image.open(path).convert("RGBA")).astype(float)
+    folder = browsing.HTML_DIR / "_frames" / unquote(shown["base"].split("/_frames/", 1)[1])
+    layer = np.asarray(Image.open(io.BytesIO(browsing.frame_picture(folder, shown["expectFile"])))
+                       .convert("RGBA")).astype(float)
     alpha = layer[..., 3:4] / 255
     return np.rint(layer[..., :3] * alpha + base[..., :3] * (1 - alpha)).astype(int)
 
@@ -231,6 +285,7 @@ def move_every_control(page) -> list[str]:
                 bad.append(f"{what}: the picture is not the frame's ({after['picture']!r}, {after['src'][-40:]})")
             if ",".join(map(str, after["state"])) != after["expectState"]:
                 bad.append(f"{what}: the controls read {after['state']}, the frame is {after['expectState']}")
+            bad += [f"{what}: {b}" for b in readout_problems(page.evaluate(READOUTS_JS, key))]
             for j, words in after["readouts"].items():  # controls this one retargeted show the frame's words
                 if after["detached"].get(j) != words:
                     bad.append(f"{what}: control {j} reads {after['detached'].get(j)!r}, the frame {words!r}")
@@ -247,6 +302,19 @@ def move_every_control(page) -> list[str]:
                 off = picture_is_frame(page, key, frame_pixels(page, key, after))
                 if off > 0.001:
                     bad.append(f"{what}: {off:.1%} of the picture's pixels on screen are not the frame's")
+            if spec["kind"] == "select":  # a picker retargets other controls: every option's readouts
+                for _ in range(after["state"][i] + 1, spec["count"]):
+                    shown_at = page.evaluate(SHOWN_JS, key)["shownAt"]
+                    page.keyboard.press("ArrowDown")
+                    try:
+                        page.wait_for_function(
+                            "([key, t]) => Number(document.querySelector('.cm-frames-' + key)"
+                            ".getAttribute('data-cm-shown-at') || 0) > t", arg=[key, shown_at], timeout=5000)
+                    except Exception:
+                        bad.append(f"{what}: ArrowDown to the next option showed no new frame within 5 s")
+                        break
+                    option = page.evaluate(SHOWN_JS, key)["state"][i]
+                    bad += [f"{what}, option {option}: {b}" for b in readout_problems(page.evaluate(READOUTS_JS, key))]
     return bad
 
 
@@ -355,10 +423,24 @@ def test_drill_missing_picture(browser_and_base):
     browser, base = browser_and_base
 
     def route(r):
-        if r.request.url.endswith((".webp", ".png")):
+        if "/pack-" in r.request.url or r.request.url.endswith((".webp", ".png")):
             r.fulfill(status=404, body="")
         else:
             r.continue_()
 
     console, _ = drill(browser, base, route)
     assert any("no picture at" in c for c in console), console
+
+
+def test_the_readout_check_catches_a_readout_off_its_handle():
+    """readout_problems on made-up controls: chapter 6's old defect (a detached readout saying 1 while
+    its handle sat at 6) and a number off its handle are reported; matching ones, and detached words
+    the page's slider cannot show, are not."""
+    slider = {"label": "n", "kind": "slider", "detached": False, "values": [1.0, 2.0, 6.0], "labels": None}
+    choice = {"label": "interleaving", "kind": "selection", "detached": True, "values": None, "labels": ["1", "2", "6"]}
+    assert readout_problems([dict(slider, handle=2.0, readout="2.00"), dict(choice, handle=0, readout="1")]) == []
+    assert readout_problems([dict(slider, handle=6.0, readout="2")])
+    assert readout_problems([dict(choice, handle=2, readout="1")])  # says 1, handle at 6
+    assert readout_problems([dict(slider, detached=True, handle=6.0, readout="1")])
+    assert readout_problems([dict(slider, detached=True, handle=6.0, readout="7")]) == []  # not on the page's slider
+    assert readout_problems([dict(slider, handle=2880.0, readout="2,880", values=[2880.0])]) == []

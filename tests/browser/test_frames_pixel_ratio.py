@@ -28,6 +28,8 @@ import os
 import time
 from pathlib import Path
 
+from urllib.parse import unquote
+
 import numpy as np
 import pytest
 from PIL import Image
@@ -117,7 +119,8 @@ def fetched(page, url: str) -> Image.Image:
 def frame_alone(page, shown: dict) -> bytes:
     """The frame as the build computed it, as one PNG: the default picture with the overlay over it
     (an overlay is opaque where the frame differs and transparent elsewhere), or a whole picture."""
-    layer = fetched(page, shown["base"] + shown["expectFile"])
+    folder = browsing.HTML_DIR / "_frames" / unquote(shown["base"].split("/_frames/", 1)[1])
+    layer = Image.open(io.BytesIO(browsing.frame_picture(folder, shown["expectFile"]))).convert("RGBA")
     if not shown["expectFile"].startswith("full-"):
         layer = Image.alpha_composite(fetched(page, shown["original"]), layer)
     out = io.BytesIO()
@@ -192,6 +195,7 @@ def open_chapters(context, base: str, rels: list[str] = WIDGET_PAGES) -> dict:
     for rel, page in pages.items():
         page.bring_to_front()  # a page in the background runs its animation frames once a second
         page.wait_for_load_state("load", timeout=browsing.TIMEOUT_MS)
+        page.evaluate("() => window.__cmWidgetsNow && window.__cmWidgetsNow()")  # book/_ext/light_pages.py
         page.wait_for_function(
             """() => {
                 const n = document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]').length;

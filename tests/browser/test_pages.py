@@ -309,3 +309,29 @@ def test_accessibility_text_contrast_in_light_and_dark_mode(site, page):
     # AXE_CONTRAST=1: axe's rule as is, on every text, found nothing the groups missed.
     missed = [f"{mode}: {m}" for mode, r in found.items() for m in r.get("cross_check", {}).get("missed", [])]
     assert not missed, f"{page}: failing texts outside every failing group:{describe(missed)}"
+
+
+# Issue 41's budget for a page's first load (what a reader who has not scrolled to an explorer fetches:
+# browsing.first_load; book/_ext/light_pages.py keeps the widgets, the icon script and unused MathJax out).
+BUDGET_GZ_BYTES = 1_500_000
+BUDGET_REQUESTS = 30
+
+
+def weight_problems(v) -> list[str]:
+    w = v.weight
+    if not w:
+        return ["the first load was not weighed"]
+    bad = []
+    if w["gz"] > BUDGET_GZ_BYTES:
+        bad.append(f"first load {w['gz'] / 1e6:.2f} MB gzipped (budget {BUDGET_GZ_BYTES / 1e6:.1f} MB)")
+    if w["requests"] > BUDGET_REQUESTS:
+        bad.append(f"first load {w['requests']} requests (budget {BUDGET_REQUESTS}):"
+                   + describe(u.rsplit("/", 1)[-1] for u in w["urls"]))
+    return bad
+
+
+@pages()
+def test_first_load_within_budget(site, page):
+    v = site(page)["desktop"]
+    bad = weight_problems(v)
+    assert not bad, f"{page}:" + describe(bad)

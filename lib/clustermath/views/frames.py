@@ -151,6 +151,8 @@ class Control:
                                "count": len(self.values)}
         if self.kind == "slider":
             out["values"] = self.values
+        if self.kind == "selection":  # the page's option labels: a detached control's handle goes to its words
+            out["labels"] = list(self.labels)
         if self.disabled:
             out["disabled"] = True
         return out
