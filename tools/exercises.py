@@ -105,11 +105,50 @@ def _is_plumbing(cell: nbformat.NotebookNode) -> bool:
     )
 
 
-def student_copy(assigned: nbformat.NotebookNode, stem: str) -> nbformat.NotebookNode:
-    """Turn otter's student notebook into the committed one (see the module docstring)."""
+CASE_TAG = "case"
+"""The master's cell that declares its exercises' case (``CASE = Case(...)``, issue 31)."""
+
+
+def case_of(nb: nbformat.NotebookNode):
+    """The case a master (or a notebook derived from it) declares in its ``case`` cell, else None.
+
+    The cell is the master's own code (trusted): it is run here, alone, to read the declaration.
+    """
+    found = [c for c in nb.cells if c.cell_type == "code" and CASE_TAG in _tags(c)]
+    if not found:
+        return None
+    if len(found) > 1:
+        raise ValueError(f"a master declares its case in one cell, found {len(found)} tagged {CASE_TAG!r}")
+    namespace: dict = {"__name__": "__case__"}
+    exec(compile(found[0].source, "<case>", "exec"), namespace)
+    return namespace["CASE"]
+
+
+def _render(cell: nbformat.NotebookNode, case) -> None:
+    """Fill a markdown cell's ``{{...}}`` placeholders from the case (the prompts name no typed number)."""
+    from clustermath.feedback.variants import PLACEHOLDER, render
+
+    if cell.cell_type == "markdown" and PLACEHOLDER.search(cell.source):
+        if case is None:
+            raise ValueError("a markdown cell has {{...}} placeholders but the master declares no case")
+        cell.source = render(cell.source, case)
+
+
+def student_copy(assigned: nbformat.NotebookNode, stem: str, case=None) -> nbformat.NotebookNode:
+    """Turn otter's student notebook into the committed one (see the module docstring); ``case``: the
+    case its prompts show (default: the one the notebook declares, at its default values). A case that
+    is not the default is set in the notebook's case cell by one added line."""
     nb = copy.deepcopy(assigned)
+    declared = case_of(nb)
+    if case is None:
+        case = declared
+    elif declared is None:
+        raise ValueError(f"{stem} declares no case, so it has no variants")
     cells = []
     for cell in nb.cells:
+        _render(cell, case)
+        if CASE_TAG in _tags(cell) and case is not None and case != declared:
+            cell.source = cell.source.rstrip("\n") + "\n" + case.cell_line()
         tags = _tags(cell)
         if SOLUTIONS_ONLY in tags:
             continue
@@ -157,10 +196,12 @@ def _without_markers(source: str) -> str:
 def solution_page(master: nbformat.NotebookNode, stem: str) -> nbformat.NotebookNode:
     """The master as a page of the book: no otter raw cells, no markers, no student-only cells."""
     nb = copy.deepcopy(master)
+    case = case_of(nb)
     cells = []
     for cell in nb.cells:
         if cell.cell_type == "raw" or EXERCISES_ONLY in _tags(cell):
             continue
+        _render(cell, case)
         if cell.cell_type == "code":
             cell.source = _without_markers(cell.source)
             cell.outputs = []

@@ -224,10 +224,14 @@ DEFAULT_KEY = pathlib.Path(__file__).resolve().parents[3] / ".course-key"
 """Where the course key is kept by default: the repository's root, in a file .gitignore names."""
 
 
-def course_key(path: str | os.PathLike | None = None, *, announce=print) -> bytes:
+def course_key(path: str | os.PathLike | None = None, *, create: bool = True, announce=print) -> bytes:
     """The course key from ``path`` (default ``DEFAULT_KEY``, or ``$COURSE_KEY_FILE``); made there on
-    first use (32 random bytes, hex, mode 0600), and its path announced either way."""
+    first use (32 random bytes, hex, mode 0600) unless ``create`` is false (grading: a new key would
+    grade every student on a case they were never given), and its path announced either way."""
     path = pathlib.Path(path or os.environ.get("COURSE_KEY_FILE") or DEFAULT_KEY)
+    if not path.exists() and not create:
+        raise ValueError(f"the course key file {path} does not exist: grade with the key the variants were "
+                         "made with (KEY_FILE=<path>)")
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
