@@ -159,8 +159,6 @@ def variants_out(tmp_path_factory):
 
 
 def test_make_variants_writes_30_notebooks_and_keys_with_20_distinct_cases(variants_out):
-    import re
-
     folder, written, said = variants_out
     assert str(folder / "key") in said[0]
     for stem in WITH_CASE:
@@ -171,7 +169,8 @@ def test_make_variants_writes_30_notebooks_and_keys_with_20_distinct_cases(varia
         for path in notebooks:
             nb = nbformat.read(path, as_version=4)
             (cell,) = [c for c in nb.cells if exercises.CASE_TAG in c.metadata.get("tags", [])]
-            cases.add(re.search(r"^CASE = CASE\.chosen\(.*$", cell.source, re.M).group(0))
+            assert "import clustermath" not in cell.source and "from clustermath" not in cell.source
+            cases.add(cell.source)
             assert "{{" not in "".join(c.source for c in nb.cells if c.cell_type == "markdown")
         assert len(cases) >= 20, (stem, len(cases))
 
@@ -185,11 +184,7 @@ def test_an_answer_key_runs_and_its_prompts_show_its_case(variants_out):
     nb = nbformat.read(path, as_version=4)
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
     assert not errors
-    case = exercises.case_of(nb)  # the declared case; the student's is set by the cell's last line
-    env: dict = {}
-    exec(next(c.source for c in nb.cells if exercises.CASE_TAG in c.metadata.get("tags", [])), env)
-    mine = env["CASE"]
-    assert mine != case.default or mine == case
+    mine = exercises.case_of(nb)  # the student's case, as plain data
     text = "".join(c.source for c in nb.cells if c.cell_type == "markdown")
     assert f"on {mine.record_gpus:,} GPUs logged {mine.interruptions} interruptions" in text
 
@@ -213,24 +208,26 @@ def test_grading_with_the_roster(variants_out, tmp_path):
     shutil.copytree(out / "_keys" / "s01", subs / "swapped" / "s02")  # s01's key handed in as s02's
     shutil.copytree(out / "_keys" / "s06", subs / "stranger" / "mallory")
     roster = folder / "roster.csv"
-    masters = tmp_path / "masters"  # chapter 2 only: one plan to build
+    masters = tmp_path / "masters"  # the chapters with a case only: fewer plans to build
     masters.mkdir()
-    shutil.copy(exercises.SOLUTIONS / "ch02_exercises.ipynb", masters)
+    for stem in WITH_CASE:
+        shutil.copy(exercises.SOLUTIONS / f"{stem}.ipynb", masters)
     results = {}
     for part in ("keys", "blank", "swapped", "stranger"):
         outcomes = grade.grade_folder(subs / part, tmp_path / f"graded-{part}", roster=roster, solutions=masters,
                                       key_file=folder / "key", cache=tmp_path / "plans", jobs=2)
         results[part] = [o for o in outcomes if o.file.endswith(".ipynb")]
-    assert all(o.total == o.possible == 4 for o in results["keys"]), [(o.file, o.scores) for o in results["keys"]]
+    assert len(results["keys"]) == 3 * len(WITH_CASE)
+    assert all(o.total == o.possible > 0 for o in results["keys"]), [(o.file, o.scores) for o in results["keys"]]
     assert all(o.status == "graded" and o.total == 0 for o in results["blank"])
-    (stranger,) = results["stranger"]
-    assert stranger.status == "not-on-roster" and "mallory" in stranger.note and stranger.total == 0
+    assert {o.status for o in results["stranger"]} == {"not-on-roster"}
+    assert all("mallory" in o.note and o.total == 0 for o in results["stranger"])
 
-    (swapped,) = results["swapped"]
+    (swapped,) = [o for o in results["swapped"] if o.assignment == "ch02"]
     key = course_key(folder / "key", create=False, announce=None)
     plan = plans_mod.plans(tmp_path / "plans", masters)["ch02"]
     declared = verdict.case_for(plan)
-    mine, theirs = draw(key, "s01", declared), draw(key, "s02", declared)
+    mine, theirs = draw(key, "s01@example.org", declared), draw(key, "s02@example.org", declared)  # drawn for e-mails
     differ = {name for name in mine.values if mine.values[name] != theirs.values[name]}
     for question, uses in USES.items():
         if uses & differ:
@@ -240,3 +237,51 @@ def test_grading_with_the_roster(variants_out, tmp_path):
     assert "fits another student's case" in swapped.own_flags and "s01's case" in swapped.own_flags
     report = (tmp_path / "graded-swapped" / "grades-ch02.csv").read_text()
     assert "s01's case" in report
+
+
+def test_the_gradescope_plugin_draws_the_case_make_variants_drew(variants_out, tmp_path):
+    """Both paths grade the same case: the zip's plugin draws for the submitter's e-mail what make
+    variants drew for the roster row with that e-mail, and otter's tests then grade on it."""
+    import json
+    import zipfile
+
+    from otter.test_files.exception_test import ExceptionTestFile
+
+    from clustermath.feedback.gradescope import DrawCase
+    from clustermath.feedback.variants import course_key
+
+    folder, _, _ = variants_out
+    key = course_key(folder / "key", create=False, announce=None)
+    (ag,) = exercises.autograders(tmp_path / "zips", only=["ch02_exercises"], key=key).values()
+    with zipfile.ZipFile(ag.zip_path) as z:
+        config = json.loads(z.read("otter_config.json"))
+        tests = {name[len("tests/"):-3]: z.read(name).decode() for name in z.namelist()
+                 if name.startswith("tests/") and name.endswith(".py")}
+    (plugin,) = [p for p in config["plugins"] if exercises.PLUGIN in p]
+    settings = plugin[exercises.PLUGIN]
+    assert settings["key"] == key.hex() and settings["spec"]["chapter"] == "ch02"
+
+    def graded(notebook: str, email: str | None) -> float:
+        nb = nbformat.read(folder / "out" / "_keys" / notebook / "ch02_exercises.ipynb", as_version=4)
+        metadata = {"users": [{"email": email, "name": "x"}]} if email else {}
+        nb = DrawCase("sub.ipynb", metadata, settings).before_execution(nb)
+        env: dict = {"__name__": "__otter__"}
+        for cell in nb.cells:
+            if cell.cell_type == "code" and not exercises._is_plumbing(cell):
+                exec(compile(cell.source, "<cell>", "exec"), env)
+        total = 0.0
+        for name, source in tests.items():
+            test_file = ExceptionTestFile.from_string(source, path=f"{name}.py")
+            test_file.run(env)
+            total += test_file.score
+        return total
+
+    variant = nbformat.read(folder / "out" / "s05" / "ch02_exercises.ipynb", as_version=4)
+    mine = exercises.case_of(variant)
+    appended = DrawCase("sub.ipynb", {"users": [{"email": "S05@example.org"}]}, settings).before_execution(variant)
+    env: dict = {}
+    exec(appended.cells[-1].source, env)
+    assert env["CASE"] == mine and mine != exercises.case_of(nbformat.read(exercises.EXERCISES / "ch02_exercises.ipynb",
+                                                                            as_version=4))
+    assert graded("s05", "s05@example.org") == ag.possible
+    assert graded("s05", "s06@example.org") < ag.possible  # s05's key handed in by s06

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from clustermath.feedback.variants import Case, course_key, draw, read_roster, render, steps, times, word
+from clustermath.feedback.variants import (Case, course_key, draw, read_roster, render, roster_identities, steps,
+                                           times, word)
 
 KEY = bytes(range(32))
 
@@ -116,3 +117,13 @@ def test_roster_rows(text, row, words):
         read_roster(text)
     if row is not None:
         assert f"row {row}" in str(info.value)
+
+
+def test_roster_with_emails_draws_for_the_address():
+    text = "student,email\nann,Ann@Example.org \nbob,bob@example.org\n"
+    assert roster_identities(text) == {"ann": "ann@example.org", "bob": "bob@example.org"}
+    assert roster_identities("student\nann\n") == {"ann": "ann"}
+    with pytest.raises(ValueError, match="row 3: 'bob' has no e-mail"):
+        roster_identities("student,email\nann,a@x\nbob,\n")
+    with pytest.raises(ValueError, match="row 3: the e-mail of 'bob' repeats row 2"):
+        roster_identities("student,email\nann,a@x\nbob,A@x\n")

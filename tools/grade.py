@@ -587,7 +587,7 @@ class Workers:
 class Roster:
     """The course's students and, per assignment with a case, each one's drawn case (issue 31)."""
 
-    students: list[str]
+    students: set[str]
     cases: dict[str, dict[str, dict]]
     """Assignment -> student -> the values of that student's case."""
     default_case: bool = False
@@ -596,9 +596,9 @@ class Roster:
     @classmethod
     def load(cls, path: pathlib.Path, graders: dict[str, plans_mod.Plan], key_file: pathlib.Path | None = None,
              default_case: bool = False) -> "Roster":
-        from clustermath.feedback.variants import course_key, draw, read_roster
+        from clustermath.feedback.variants import course_key, draw, roster_identities
 
-        students = read_roster(path.read_text(encoding="utf-8"), str(path))
+        students = roster_identities(path.read_text(encoding="utf-8"), str(path))
         cases: dict[str, dict[str, dict]] = {}
         key = None
         for assignment, plan in graders.items():
@@ -606,8 +606,8 @@ class Roster:
                 if key is None:
                     key = course_key(key_file, create=False, announce=lambda m: print(m, file=sys.stderr))
                 declared = verdict_mod.case_for(plan)
-                cases[assignment] = {s: draw(key, s, declared).values for s in students}
-        return cls(students, cases, default_case)
+                cases[assignment] = {s: draw(key, who, declared).values for s, who in students.items()}
+        return cls(set(students), cases, default_case)
 
     def others(self, assignment: str, student: str) -> list:
         return [[s, v] for s, v in self.cases.get(assignment, {}).items() if s != student]

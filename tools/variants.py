@@ -12,7 +12,9 @@ the student and the chapter; the key is made on first use in ``.course-key`` (wh
 path printed. ``--keys`` also writes each student's answer key, their case solved and executed, as
 ``OUT/_keys/<student>/chNN_exercises.ipynb`` (``--no-execute``: solved, not executed).
 
-The roster is a CSV with a ``student`` column (other columns are ignored). A bad row (an empty name, a
+The roster is a CSV with a ``student`` column and, optionally, an ``email`` column: with it, each case is
+drawn for the student's e-mail address, as the Gradescope autograder draws it from the submission's
+metadata (``tools/exercises.py autograder DIR --key-file``). Other columns are ignored. A bad row (an empty name, a
 duplicate, a name that is not a safe file name) stops the tool with an error naming the row, before
 anything is written. ``make grade SUBMISSIONS=OUT ROSTER=...`` grades each notebook on its student's case.
 """
@@ -75,9 +77,9 @@ def write_variants(roster: pathlib.Path, out: pathlib.Path, *, keys: bool = Fals
                    run: bool = True, solutions: pathlib.Path = exercises.SOLUTIONS,
                    announce=print) -> dict[str, list[pathlib.Path]]:
     """Write every student's notebooks (and answer keys); returns {"notebooks": [...], "keys": [...]}."""
-    from clustermath.feedback.variants import course_key, draw, read_roster
+    from clustermath.feedback.variants import course_key, draw, roster_identities
 
-    students = read_roster(roster.read_text(encoding="utf-8"), str(roster))  # before anything is written
+    students = roster_identities(roster.read_text(encoding="utf-8"), str(roster))  # before anything is written
     if KEYS_FOLDER in students:
         raise ValueError(f"{roster}: a student may not be named {KEYS_FOLDER!r} (the answer keys' folder)")
     masters = chapters_with_cases(solutions)
@@ -92,8 +94,8 @@ def write_variants(roster: pathlib.Path, out: pathlib.Path, *, keys: bool = Fals
             student, _ = exercises.otter_assign(master, pathlib.Path(tmp) / "dist")
             assigned = nbformat.read(student, as_version=4)
         cases = set()
-        for name in students:
-            case = draw(key, name, declared)
+        for name, drawn_for in students.items():
+            case = draw(key, drawn_for, declared)
             cases.add(case)
             nb = exercises.student_copy(assigned, master.stem, case)
             folder = out / name

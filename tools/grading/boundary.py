@@ -10,11 +10,7 @@ question of a chapter forbids is not in that chapter's sandbox at all: the
 sandbox gets a copy of the package in which each of its files is a stand-in
 that names the same public names, each of which raises ``OwnCodeRequired``
 when called or read (the rest of the package still imports, and the book's
-other models keep working). The public names are bound in the stand-in, so
-the package's own star import (``import clustermath``, which a chapter's case
-cell does, issue 31) reads them without calling the module's ``__getattr__``,
-which the watch would note as a use; and ``__getattr__`` is an object, not a
-function, so the import machinery's lookups (``__path__``) are not noted either. A module that some question may use stays, and
+other models keep working). A module that some question may use stays, and
 stays watched.
 """
 from __future__ import annotations
@@ -48,22 +44,12 @@ class _Absent:
 
 
 __all__ = {names!r}
-for _name in __all__:  # bound, so that the package's star import reads them without calling anything
-    globals()[_name] = _Absent(f"{module}.{{_name}}")
-del _name
 
 
-class _Lookup:
-    """The module's ``__getattr__``: an object, not a function, so the watch never notes the import
-    machinery's own lookups (``__path__``) as a use of the model."""
-
-    def __call__(self, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return _Absent(f"{module}.{{name}}")
-
-
-__getattr__ = _Lookup()
+def __getattr__(name):
+    if name.startswith("__"):
+        raise AttributeError(name)
+    return _Absent(f"{module}.{{name}}")
 '''
 
 
