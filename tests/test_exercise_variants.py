@@ -2,7 +2,7 @@
 
 For every master with a ``case`` cell: its tests pass on the default case and on 50 drawn cases (the
 master's solutions run on each case and replayed through the grader's pass 3); a blank student copy
-scores zero on drawn cases; and the planted mistakes of chapter 2, written on the student's own case,
+scores zero on drawn cases; and planted mistakes of chapters 1 to 3, written on the student's own case,
 are named on drawn cases as on the default one. Gated like tests/test_exercises_grading.py (it runs
 ``otter assign``): `make exercises-check` runs it.
 """
@@ -103,15 +103,36 @@ PLANTED_CH2 = [  # (question, code run after the solutions, on the student's own
 ]
 
 
-@pytest.mark.parametrize("question, planted, key, section", PLANTED_CH2,
-                         ids=[f"{q}-{k}-{i}" for i, (q, _, k, _) in enumerate(PLANTED_CH2)])
-def test_planted_mistakes_are_named_on_drawn_cases(graders, question, planted, key, section):
+PLANTED_CH1 = [
+    ("q3", "q3_microbatches = CASE.hbm_mb // (CASE.layers * CASE.act_mb)", "whole_model_per_stage", "ch1-pipeline"),
+    ("q3", "q3_microbatches = q3_microbatches + 1", "off_by_one", "ch1-activations"),
+    ("q6", "q6_step_64 = float(CASE.step_mean_ms)", "assume_uniform", "ch1-stragglers"),
+]
+
+PLANTED_CH3 = [
+    ("q1", "q1_racks = CASE.q1_pp * CASE.q1_dp // 4", "partial_domain_dropped", "ch3-llama-nvl72"),
+    ("q1", "q1_idle = 32", "stranded_ignored", "ch3-misfits"),
+    ("q4", "q4_tokens = q4_tokens * (CASE.q4_pp - 1) / CASE.q4_pp", "stage_average_dropped", "ch3-three-cuts"),
+    ("q4", "q4_pipeline_heavier = True", "per_step_not_per_replica", "ch3-three-cuts"),
+]
+
+PLANTED = ([("ch01_exercises", *row) for row in PLANTED_CH1] + [("ch02_exercises", *row) for row in PLANTED_CH2]
+           + [("ch03_exercises", *row) for row in PLANTED_CH3])
+
+
+@pytest.mark.parametrize("stem, question, planted, key, section", PLANTED,
+                         ids=[f"{s[:4]}-{q}-{k}-{i}" for i, (s, q, _, k, _) in enumerate(PLANTED)])
+def test_planted_mistakes_are_named_on_drawn_cases(graders, stem, question, planted, key, section):
+    import clustermath.feedback.peak  # noqa: F401  (registers the chapters' misconceptions)
+    import clustermath.feedback.placement  # noqa: F401
     import plan as plans_mod
     import verdict
     from clustermath.feedback import CATALOGUE
     from clustermath.feedback.variants import draw
 
-    plan, autograder_nb = graders["ch02_exercises"]
+    if stem not in graders:
+        pytest.skip(f"{stem} declares no case")
+    plan, autograder_nb = graders[stem]
     declared = verdict.case_for(plan)
     name = CATALOGUE[key].name
     for case in [declared] + [draw(KEY, s, declared) for s in DRAWN[:12]]:
@@ -201,24 +222,29 @@ def test_grading_with_the_roster(variants_out, tmp_path):
     folder, _, _ = variants_out
     out = folder / "out"
     subs = tmp_path / "subs"
+    name = "ch02_exercises.ipynb"  # chapter 2 end to end (one plan to build: the others are tested above)
+
+    def put(source: pathlib.Path, dest: pathlib.Path) -> None:
+        dest.mkdir(parents=True)
+        shutil.copy(source / name, dest / name)
+
     for student in ("s01", "s02", "s03"):  # keys, each under its own name
-        shutil.copytree(out / "_keys" / student, subs / "keys" / student)
+        put(out / "_keys" / student, subs / "keys" / student)
     for student in ("s04", "s05"):  # blank copies
-        shutil.copytree(out / student, subs / "blank" / student)
-    shutil.copytree(out / "_keys" / "s01", subs / "swapped" / "s02")  # s01's key handed in as s02's
-    shutil.copytree(out / "_keys" / "s06", subs / "stranger" / "mallory")
+        put(out / student, subs / "blank" / student)
+    put(out / "_keys" / "s01", subs / "swapped" / "s02")  # s01's key handed in as s02's
+    put(out / "_keys" / "s06", subs / "stranger" / "mallory")
     roster = folder / "roster.csv"
-    masters = tmp_path / "masters"  # the chapters with a case only: fewer plans to build
+    masters = tmp_path / "masters"
     masters.mkdir()
-    for stem in WITH_CASE:
-        shutil.copy(exercises.SOLUTIONS / f"{stem}.ipynb", masters)
+    shutil.copy(exercises.SOLUTIONS / name, masters)
     results = {}
     for part in ("keys", "blank", "swapped", "stranger"):
         outcomes = grade.grade_folder(subs / part, tmp_path / f"graded-{part}", roster=roster, solutions=masters,
                                       key_file=folder / "key", cache=tmp_path / "plans", jobs=2)
         results[part] = [o for o in outcomes if o.file.endswith(".ipynb")]
-    assert len(results["keys"]) == 3 * len(WITH_CASE)
-    assert all(o.total == o.possible > 0 for o in results["keys"]), [(o.file, o.scores) for o in results["keys"]]
+    assert len(results["keys"]) == 3
+    assert all(o.total == o.possible == 4 for o in results["keys"]), [(o.file, o.scores) for o in results["keys"]]
     assert all(o.status == "graded" and o.total == 0 for o in results["blank"])
     assert {o.status for o in results["stranger"]} == {"not-on-roster"}
     assert all("mallory" in o.note and o.total == 0 for o in results["stranger"])
