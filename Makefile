@@ -183,7 +183,7 @@ exercises-check: $(TEST_STAMP)
 	$(BIN)/python tools/exercises.py autograder-check
 
 grade: $(EX_STAMP)
-	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=<folder> [GRADE_OUT=grading-output] [TIMEOUT=60] [CALL_TIMEOUT=10] [TOTAL_TIMEOUT=120] [JOBS=2] [RESUME=1|OVERWRITE=1] [NO_SANDBOX=1]"; exit 2; }
+	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=<folder> [GRADE_OUT=grading-output] [TIMEOUT=60] [CALL_TIMEOUT=10] [TOTAL_TIMEOUT=120] [JOBS=2] [RESUME=1|OVERWRITE=1] [NO_SANDBOX=1] [ROSTER=<csv> [KEY_FILE=<path>] [DEFAULT_CASE=1]]"; exit 2; }
 	$(BIN)/python tools/grade.py "$(SUBMISSIONS)" --out "$(GRADE_OUT)" --timeout $(TIMEOUT) --call-timeout $(CALL_TIMEOUT) --total-timeout $(TOTAL_TIMEOUT) --jobs $(JOBS) $(GRADE_FLAGS)
 
 variants: $(EX_STAMP)
