@@ -158,26 +158,41 @@ lab-check: $(TEST_STAMP) $(LAB_STAMP)
 #        [TIMEOUT=60] the cells  [CALL_TIMEOUT=10] one call  [TOTAL_TIMEOUT=120] all of one submission
 #        [RESUME=1] continue a batch in GRADE_OUT   [OVERWRITE=1] replace it
 #        [NO_SANDBOX=1] grade without bubblewrap (unsafe: notebooks run with your permissions)
-.PHONY: exercises exercises-check grade
+#        [ROSTER=<csv>] grade each file on its student's own case (variants), flag answers that fit
+#        another student's case, give files of names not on the roster a row (DEFAULT_CASE=1: grade
+#        them on the book's case)   [KEY_FILE=<path>] the course key (default .course-key)
+#   make variants ROSTER=<csv> OUT=<folder> [KEYS=1]   one notebook per student and chapter with a
+#                                     case, OUT/<student>/chNN_exercises.ipynb (KEYS=1: the answer
+#                                     keys too, OUT/_keys/<student>/); the course key is made on first
+#                                     use in .course-key (ignored by git) and its path printed
+.PHONY: exercises exercises-check grade variants
 SUBMISSIONS  ?=
 GRADE_OUT    ?= grading-output
 TIMEOUT      ?= 60
 CALL_TIMEOUT ?= 10
 TOTAL_TIMEOUT ?= 120
 JOBS         ?= 2
-GRADE_FLAGS  := $(if $(RESUME),--resume,) $(if $(OVERWRITE),--overwrite,) $(if $(NO_SANDBOX),--no-sandbox,)
+ROSTER       ?=
+KEY_FILE     ?=
+GRADE_FLAGS  := $(if $(RESUME),--resume,) $(if $(OVERWRITE),--overwrite,) $(if $(NO_SANDBOX),--no-sandbox,) \
+                $(if $(ROSTER),--roster "$(ROSTER)",) $(if $(KEY_FILE),--key-file "$(KEY_FILE)",) \
+                $(if $(DEFAULT_CASE),--default-case,)
 
 exercises: $(EX_STAMP)
 	$(BIN)/python tools/exercises.py build
 
 exercises-check: $(TEST_STAMP)
 	$(BIN)/python tools/exercises.py check
-	EXERCISE_GRADING_TESTS=1 $(BIN)/python -m pytest -q -rs tests/test_exercises_grading.py tests/test_grading_sandbox.py -p no:cacheprovider
+	EXERCISE_GRADING_TESTS=1 $(BIN)/python -m pytest -q -rs tests/test_exercises_grading.py tests/test_exercise_variants.py tests/test_grading_sandbox.py -p no:cacheprovider
 	$(BIN)/python tools/exercises.py autograder-check
 
 grade: $(EX_STAMP)
-	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=<folder> [GRADE_OUT=grading-output] [TIMEOUT=60] [CALL_TIMEOUT=10] [TOTAL_TIMEOUT=120] [JOBS=2] [RESUME=1|OVERWRITE=1] [NO_SANDBOX=1]"; exit 2; }
+	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=<folder> [GRADE_OUT=grading-output] [TIMEOUT=60] [CALL_TIMEOUT=10] [TOTAL_TIMEOUT=120] [JOBS=2] [RESUME=1|OVERWRITE=1] [NO_SANDBOX=1] [ROSTER=<csv> [KEY_FILE=<path>] [DEFAULT_CASE=1]]"; exit 2; }
 	$(BIN)/python tools/grade.py "$(SUBMISSIONS)" --out "$(GRADE_OUT)" --timeout $(TIMEOUT) --call-timeout $(CALL_TIMEOUT) --total-timeout $(TOTAL_TIMEOUT) --jobs $(JOBS) $(GRADE_FLAGS)
+
+variants: $(EX_STAMP)
+	@test -n "$(ROSTER)" -a -n "$(OUT)" || { echo "usage: make variants ROSTER=<csv> OUT=<folder> [KEYS=1] [KEY_FILE=<path>]"; exit 2; }
+	$(BIN)/python tools/variants.py "$(ROSTER)" "$(OUT)" $(if $(KEYS),--keys,) $(if $(KEY_FILE),--key-file "$(KEY_FILE)",)
 
 clean:
 	rm -rf _build

@@ -21,7 +21,9 @@ Usage::
 
     python tools/exercises.py build             regenerate exercises/ and book/solutions/
     python tools/exercises.py check             fail if either is out of date
-    python tools/exercises.py autograder DIR    write the autograder zips into DIR
+    python tools/exercises.py autograder DIR [--key-file PATH]
+                                                write the autograder zips into DIR (with the course key,
+                                                chapters with variants grade each submitter's own case)
     python tools/exercises.py autograder-check  install one zip in a clean environment and grade
                                                 a solved and a blank notebook with it (slow)
 
@@ -105,11 +107,50 @@ def _is_plumbing(cell: nbformat.NotebookNode) -> bool:
     )
 
 
-def student_copy(assigned: nbformat.NotebookNode, stem: str) -> nbformat.NotebookNode:
-    """Turn otter's student notebook into the committed one (see the module docstring)."""
+CASE_TAG = "case"
+"""The master's cell that declares its exercises' case (``CASE = Case(...)``, issue 31)."""
+
+
+def case_of(nb: nbformat.NotebookNode):
+    """The case a master (or a notebook derived from it) declares in its ``case`` cell, else None.
+
+    The cell is the master's own code (trusted): it is run here, alone, to read the declaration.
+    """
+    found = [c for c in nb.cells if c.cell_type == "code" and CASE_TAG in _tags(c)]
+    if not found:
+        return None
+    if len(found) > 1:
+        raise ValueError(f"a master declares its case in one cell, found {len(found)} tagged {CASE_TAG!r}")
+    namespace: dict = {"__name__": "__case__"}
+    exec(compile(found[0].source, "<case>", "exec"), namespace)
+    return namespace["CASE"]
+
+
+def _render(cell: nbformat.NotebookNode, case) -> None:
+    """Fill a markdown cell's ``{{...}}`` placeholders from the case (the prompts name no typed number)."""
+    from clustermath.feedback.variants import PLACEHOLDER, render
+
+    if cell.cell_type == "markdown" and PLACEHOLDER.search(cell.source):
+        if case is None:
+            raise ValueError("a markdown cell has {{...}} placeholders but the master declares no case")
+        cell.source = render(cell.source, case)
+
+
+def student_copy(assigned: nbformat.NotebookNode, stem: str, case=None) -> nbformat.NotebookNode:
+    """Turn otter's student notebook into the committed one (see the module docstring); ``case``: the
+    case its prompts show (default: the one the notebook declares, at its default values). The case
+    cell becomes that case's values as plain data (``Case.student_cell``)."""
     nb = copy.deepcopy(assigned)
+    declared = case_of(nb)
+    if case is None:
+        case = declared
+    elif declared is None:
+        raise ValueError(f"{stem} declares no case, so it has no variants")
     cells = []
     for cell in nb.cells:
+        _render(cell, case)
+        if CASE_TAG in _tags(cell) and case is not None:
+            cell.source = case.student_cell()
         tags = _tags(cell)
         if SOLUTIONS_ONLY in tags:
             continue
@@ -157,10 +198,12 @@ def _without_markers(source: str) -> str:
 def solution_page(master: nbformat.NotebookNode, stem: str) -> nbformat.NotebookNode:
     """The master as a page of the book: no otter raw cells, no markers, no student-only cells."""
     nb = copy.deepcopy(master)
+    case = case_of(nb)
     cells = []
     for cell in nb.cells:
         if cell.cell_type == "raw" or EXERCISES_ONLY in _tags(cell):
             continue
+        _render(cell, case)
         if cell.cell_type == "code":
             cell.source = _without_markers(cell.source)
             cell.outputs = []
@@ -345,14 +388,24 @@ def _package_pyproject() -> str:
         '[tool.setuptools.package-data]\n"clustermath.validation" = ["measurements.csv"]\n')
 
 
-def add_book_package(zip_path: pathlib.Path) -> None:
-    """Put the book's package into an otter autograder zip and have its setup.sh install it."""
+PLUGIN = "clustermath.feedback.gradescope.DrawCase"
+"""The otter plugin that grades a submission on its submitter's case (chapters with a case, given a key)."""
+
+
+def add_book_package(zip_path: pathlib.Path, case=None, key: bytes | None = None) -> None:
+    """Put the book's package into an otter autograder zip and have its setup.sh install it; with a
+    chapter's ``case`` and the course ``key``, name the plugin that draws each submitter's case."""
     import zipfile
 
     with zipfile.ZipFile(zip_path) as source:
         members = {info.filename: source.read(info) for info in source.infolist()}
     if "setup.sh" not in members:
         raise RuntimeError(f"{zip_path} has no setup.sh: not an otter autograder zip")
+    if case is not None and key is not None:
+        config = json.loads(members.get("otter_config.json", b"{}") or b"{}")
+        plugins = [p for p in config.get("plugins", []) if PLUGIN not in (p if isinstance(p, str) else p)]
+        config["plugins"] = plugins + [{PLUGIN: {"spec": case.spec(), "key": key.hex()}}]
+        members["otter_config.json"] = json.dumps(config, indent=2, sort_keys=True).encode()
     setup = members["setup.sh"].decode()
     if INSTALL_SCRIPT not in setup:
         members["setup.sh"] = (setup.rstrip("\n") + "\n" + SETUP_LINE).encode()
@@ -382,9 +435,10 @@ def _package_digest() -> bytes:
 
 
 def autograders(out: pathlib.Path, solutions: pathlib.Path = SOLUTIONS,
-                only: list[str] | None = None) -> dict[str, Autograder]:
+                only: list[str] | None = None, key: bytes | None = None) -> dict[str, Autograder]:
     """Build (or reuse, keyed by the master's content and the package's) one autograder zip per master in
-    ``out`` (``only``: master stems to build, e.g. ``["ch01_exercises"]``)."""
+    ``out`` (``only``: master stems to build, e.g. ``["ch01_exercises"]``; ``key``: the course key, with
+    which a chapter that declares a case grades each submitter on theirs, ``clustermath.feedback.gradescope``)."""
     import otter
 
     out.mkdir(parents=True, exist_ok=True)
@@ -393,14 +447,15 @@ def autograders(out: pathlib.Path, solutions: pathlib.Path = SOLUTIONS,
     for master in masters(solutions):
         if only is not None and master.stem not in only:
             continue
-        digest = hashlib.sha256(master.read_bytes() + otter.__version__.encode() + package).hexdigest()[:12]
+        keyed = hashlib.sha256(key).digest() if key else b""
+        digest = hashlib.sha256(master.read_bytes() + otter.__version__.encode() + package + keyed).hexdigest()[:12]
         zip_path = out / f"{master.stem}-{digest}.zip"
         if not zip_path.is_file():
             for stale in out.glob(f"{master.stem}-*.zip"):
                 stale.unlink()
             with tempfile.TemporaryDirectory(prefix="otter-assign-") as tmp:
                 _, made = otter_assign(master, pathlib.Path(tmp) / "dist")
-                add_book_package(made)
+                add_book_package(made, case_of(nbformat.read(master, as_version=4)), key)
                 shutil.copyfile(made, zip_path)
         assignment, points = _question_points(master)
         found[assignment] = Autograder(assignment, zip_path, points, master.name)
@@ -476,6 +531,8 @@ def main(argv: list[str]) -> int:
     sub.add_parser("check", help="fail if exercises/ or book/solutions/ is out of date")
     ag = sub.add_parser("autograder", help="write the autograder zips into a folder")
     ag.add_argument("out", type=pathlib.Path)
+    ag.add_argument("--key-file", type=pathlib.Path, default=None,
+                    help="the course key: chapters with a case grade each submitter on theirs (variants)")
     zc = sub.add_parser("autograder-check", help="install a zip in a clean environment and grade with it")
     zc.add_argument("--work", type=pathlib.Path, default=AUTOGRADER_CHECK,
                     help="where the clean environment and the zip are kept (reused between runs)")
@@ -503,7 +560,12 @@ def main(argv: list[str]) -> int:
             return 1
         print(f"exercises/ and book/solutions/ match solutions/ ({len(masters())} master notebook(s))")
         return 0
-    for name, ag in autograders(args.out).items():
+    key = None
+    if args.key_file is not None:
+        from clustermath.feedback.variants import course_key
+
+        key = course_key(args.key_file, create=False)
+    for name, ag in autograders(args.out, key=key).items():
         print(f"{name}: {ag.zip_path} ({len(ag.points)} questions, {ag.possible:g} points)")
     return 0
 

@@ -4,7 +4,15 @@ Usage::
 
     python tools/grade.py SUBMISSIONS [--out grading-output] [--resume | --overwrite]
                           [--timeout 60] [--call-timeout 10] [--total-timeout 120] [--jobs 2]
-                          [--no-sandbox]
+                          [--no-sandbox] [--roster ROSTER.csv [--key-file PATH] [--default-case]]
+
+With ``--roster`` (issue 31), each file is graded on the case of the student it belongs to (its top
+folder, or its file name, never the notebook's content), drawn with the course key as
+``tools/variants.py`` drew it; the tests' ``CASE`` parameter is the grader's, never the notebook's. A file
+that lost points is also tried on every other student's case, and flagged when its answers fit one of
+them better than its own ("fits another student's case", naming the student). A file of a name not on
+the roster gets the status ``not-on-roster`` (with ``--default-case``: graded on the book's case, and
+flagged). Without ``--roster`` every file is graded on the default case, as before.
 
 Every file under SUBMISSIONS (subfolders and dotfiles included) gets a row:
 graded, or skipped with the reason. Grading a notebook takes three passes
@@ -60,7 +68,7 @@ after grouping the files by student; in an overfull group the files named as
 the student's own and those that look like notebooks are kept first, and the
 kept files are flagged ``overfull``),
 ``too-deep`` (a folder more than ``MAX_DEPTH`` levels down, one row for it),
-``unreadable-folder``.
+``unreadable-folder``, ``not-on-roster``.
 
 Everything the grader does with a submission's bytes outside the sandbox is
 linear and bounded: the folder is walked without recursion (a stack of open
@@ -106,6 +114,7 @@ import boundary  # noqa: E402  (tools/grading/boundary.py)
 import judge as judges  # noqa: E402
 import plan as plans_mod  # noqa: E402
 import sandbox  # noqa: E402
+import verdict as verdict_mod  # noqa: E402
 from verdict import CaseResult  # noqa: E402  (the judge's own record of a case)
 
 MAX_BYTES = 5 << 20
@@ -550,10 +559,10 @@ class Workers:
         finally:
             self._idle.put(worker)
 
-    def judge(self, plan, lines, cells, seconds, names=None) -> dict:
+    def judge(self, plan, lines, cells, seconds, names=None, case=None, others=None) -> dict:
         worker = self._borrow()
         try:
-            return worker.judge(plan, lines, cells, seconds, names)
+            return worker.judge(plan, lines, cells, seconds, names, case, others)
         finally:
             self._idle.put(worker)
 
@@ -575,6 +584,36 @@ class Workers:
 
 
 @dataclass
+class Roster:
+    """The course's students and, per assignment with a case, each one's drawn case (issue 31)."""
+
+    students: set[str]
+    cases: dict[str, dict[str, dict]]
+    """Assignment -> student -> the values of that student's case."""
+    default_case: bool = False
+    """Grade a file of a student not on the roster on the default case (else it is not graded)."""
+
+    @classmethod
+    def load(cls, path: pathlib.Path, graders: dict[str, plans_mod.Plan], key_file: pathlib.Path | None = None,
+             default_case: bool = False) -> "Roster":
+        from clustermath.feedback.variants import course_key, draw, roster_identities
+
+        students = roster_identities(path.read_text(encoding="utf-8"), str(path))
+        cases: dict[str, dict[str, dict]] = {}
+        key = None
+        for assignment, plan in graders.items():
+            if plan.case:
+                if key is None:
+                    key = course_key(key_file, create=False, announce=lambda m: print(m, file=sys.stderr))
+                declared = verdict_mod.case_for(plan)
+                cases[assignment] = {s: draw(key, who, declared).values for s, who in students.items()}
+        return cls(set(students), cases, default_case)
+
+    def others(self, assignment: str, student: str) -> list:
+        return [[s, v] for s, v in self.cases.get(assignment, {}).items() if s != student]
+
+
+@dataclass
 class Batch:
     """What every file of one batch is graded with."""
 
@@ -591,6 +630,8 @@ class Batch:
     """(shown path, sha256) -> an outcome already in results.jsonl (``--resume``)."""
     scratch: pathlib.Path | None = None
     """Where the chapters' bounded packages are made (``grading/boundary.py``)."""
+    roster: Roster | None = None
+    """The students and their drawn cases (``--roster``); None: every file is graded on the default case."""
     _packages: dict = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -673,13 +714,25 @@ def _grade(entry: Entry, data: bytes, batch: Batch, outcome: Outcome) -> None:
         flag = (f"not parsed: {cells}{more}, over the {inspection.MAX_PARSE_CHARS:,} characters per cell "
                 f"({inspection.MAX_PARSE_TOTAL:,} per notebook) the grader parses for assigned names")
         outcome.own_flags = f"{outcome.own_flags}; {flag}" if outcome.own_flags else flag
+    case = others = None
+    if batch.roster is not None:
+        if outcome.student not in batch.roster.students:
+            if not batch.roster.default_case:
+                outcome.status = "not-on-roster"
+                outcome.note = (f"{outcome.student!r} is not on the roster: not graded (DEFAULT_CASE=1 grades "
+                                "such files on the book's default case)")
+                return
+            outcome.own_flags = _joined(outcome.own_flags, "not on the roster: graded on the default case")
+        elif found.assignment in batch.roster.cases:
+            case = batch.roster.cases[found.assignment][outcome.student]
+            others = batch.roster.others(found.assignment, outcome.student)
     watch = sorted({m for modules in plan.own_code.values() for m in modules})
     run = sandbox.run(found.notebook, plan.notebook, plan.names, plan.calls, batch.limits, batch.package_for(plan),
                       sandbox=batch.use_sandbox, watch=watch, cgroups=batch.cgroups)
     if run.peak_memory is not None:
         outcome.memory_mb = round(run.peak_memory / (1 << 20), 1)
     try:
-        verdict = batch.workers.judge(plan, run.lines, found.cells, JUDGE_SECONDS, found.names)
+        verdict = batch.workers.judge(plan, run.lines, found.cells, JUDGE_SECONDS, found.names, case, others)
     except judges.JudgeTimeout as exc:
         outcome.status = "grader-error"
         outcome.scores = {q: 0.0 for q in plan.points}
@@ -691,6 +744,16 @@ def _grade(entry: Entry, data: bytes, batch: Batch, outcome: Outcome) -> None:
     if "error" in verdict:
         raise RuntimeError(f"the verdict failed: {verdict['error']}")
     _judge(outcome, plan, run, verdict, batch.limits)
+    fits = verdict.get("fits")
+    if fits:
+        student, there, here, total = fits
+        outcome.own_flags = _joined(outcome.own_flags, (
+            f"fits another student's case: its answers pass {there} of the {total} checks that depend on the "
+            f"case on {student}'s case, {here} on its own"))
+
+
+def _joined(flags: str, flag: str) -> str:
+    return f"{flags}; {flag}" if flags else flag
 
 
 def _judge(outcome: Outcome, plan: plans_mod.Plan, run: sandbox.Run, verdict: dict,
@@ -949,7 +1012,8 @@ def grade_folder(submissions: pathlib.Path, out: pathlib.Path, *, timeout: float
                  call_timeout: float = 10.0, total_timeout: float | None = None, jobs: int = 2,
                  resume: bool = False, overwrite: bool = False, use_sandbox: bool = True,
                  cache: pathlib.Path = DEFAULT_CACHE, solutions: pathlib.Path = exercises.SOLUTIONS,
-                 quiet: bool = True, limits: sandbox.Limits | None = None) -> list[Outcome]:
+                 quiet: bool = True, limits: sandbox.Limits | None = None, roster: pathlib.Path | None = None,
+                 key_file: pathlib.Path | None = None, default_case: bool = False) -> list[Outcome]:
     """Grade every file under ``submissions``; write the reports into ``out``."""
     import clustermath
 
@@ -967,6 +1031,7 @@ def grade_folder(submissions: pathlib.Path, out: pathlib.Path, *, timeout: float
         graders = plans_mod.plans(cache, solutions)
         if not graders:
             raise ValueError(f"solutions must hold at least one master notebook, found none in {solutions}")
+        students = Roster.load(roster, graders, key_file, default_case) if roster is not None else None
     except BaseException:
         workers.close()
         raise
@@ -984,7 +1049,7 @@ def grade_folder(submissions: pathlib.Path, out: pathlib.Path, *, timeout: float
 
     scratch = pathlib.Path(tempfile.mkdtemp(prefix="grading-packages-"))
     batch = Batch(graders, limits, pathlib.Path(clustermath.__file__).resolve().parent, use_sandbox,
-                  cgroups, workers, out, submissions, journal.load() if resume else {}, scratch)
+                  cgroups, workers, out, submissions, journal.load() if resume else {}, scratch, students)
     entries = collect(submissions, exclude=out if out.is_relative_to(submissions) else None)
     outcomes: dict[str, Outcome] = {}
     try:
@@ -1034,6 +1099,12 @@ def main(argv: list[str]) -> int:
                         help="where the per-assignment grading plans are kept")
     parser.add_argument("--no-sandbox", action="store_true",
                         help="grade without bubblewrap (unsafe: the notebooks run with your permissions)")
+    parser.add_argument("--roster", type=pathlib.Path, default=None,
+                        help="CSV with a 'student' column: grade each file on its student's own case")
+    parser.add_argument("--key-file", type=pathlib.Path, default=None,
+                        help="the course key the variants were drawn with (default: the repository's .course-key)")
+    parser.add_argument("--default-case", action="store_true",
+                        help="with --roster: grade files of students not on it on the default case")
     args = parser.parse_args(argv)
     for stream in (sys.stdout, sys.stderr):  # names are shown escaped, but never let printing stop a batch
         stream.reconfigure(errors="backslashreplace")
@@ -1045,7 +1116,8 @@ def main(argv: list[str]) -> int:
         outcomes = grade_folder(args.submissions, args.out, timeout=args.timeout, call_timeout=args.call_timeout,
                                 total_timeout=args.total_timeout, jobs=args.jobs, resume=args.resume,
                                 overwrite=args.overwrite, use_sandbox=not args.no_sandbox, cache=args.cache,
-                                quiet=False)
+                                quiet=False, roster=args.roster, key_file=args.key_file,
+                                default_case=args.default_case)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

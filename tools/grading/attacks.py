@@ -64,7 +64,9 @@ def solved(stem: str = "ch01_exercises") -> nbformat.NotebookNode:
     nb = _student(stem)
     cells = [c for c in nb.cells if c.cell_type == "code" and exercises._is_plumbing(c)][:1]
     for cell in master.cells:
-        if cell.cell_type == "code" and not _is_test(cell.source):
+        if cell.cell_type == "code" and exercises.CASE_TAG in exercises._tags(cell):  # the student's case cell
+            cells += [c for c in nb.cells if exercises.CASE_TAG in exercises._tags(c)]
+        elif cell.cell_type == "code" and not _is_test(cell.source):
             cells.append(nbformat.v4.new_code_cell(exercises._without_markers(cell.source)))
     nb.cells = cells
     return nb
@@ -79,12 +81,16 @@ def filled(stem: str = "ch01_exercises", replace: dict[int, str] | None = None) 
     solutions = [c for c in master.cells if c.cell_type == "code" and not _is_test(c.source)]
     answers = [c for c in nb.cells if c.cell_type == "code" and not exercises._is_plumbing(c)]
     for number, (cell, solution) in enumerate(zip(answers, solutions)):
+        if exercises.CASE_TAG in exercises._tags(cell) and number not in (replace or {}):
+            continue  # the student copy's case cell stays as the student received it
         cell.source = (replace or {}).get(number, exercises._without_markers(solution.source))
     return nb
 
 
 def _answer_cells(nb: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
-    return [c for c in nb.cells if c.cell_type == "code" and not exercises._is_plumbing(c)]
+    """The code cells a student writes in: not otter's plumbing, not the case cell (issue 31)."""
+    return [c for c in nb.cells if c.cell_type == "code" and not exercises._is_plumbing(c)
+            and exercises.CASE_TAG not in exercises._tags(c)]
 
 
 def _with_cell(nb: nbformat.NotebookNode, code: str, *, first: bool = False) -> nbformat.NotebookNode:

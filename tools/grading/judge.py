@@ -102,7 +102,8 @@ def serve() -> int:
             reply["cpu"] = round(time.process_time() - cpu, 3)
             outgoing.send(reply)
             continue
-        key, plan_json, lines, cell_questions, seconds, cell_names = message[1:]
+        key, plan_json, lines, cell_questions, seconds, cell_names = message[1:7]
+        case, others = (message[7], message[8]) if len(message) > 8 else (None, None)
         start, cpu = time.monotonic(), time.process_time()
         try:
             if plan_json is not None:
@@ -110,11 +111,12 @@ def serve() -> int:
             plan = plans[key]
             answers = verdict.answers_from_lines(plan, lines, cell_questions, cell_names)
             budget = plain.Budget(verdict.SUBMISSION_ITEMS, deadline=start + seconds)
-            graded = verdict.grade(plan, answers, budget=budget)
+            graded = verdict.grade(plan, answers, budget=budget, case=case)
+            fits = verdict.fits_better(plan, answers, graded, others, budget=budget) if others else None
             reply = {"cases": [(c.question, c.name, c.hidden, c.points, c.passed, c.message)
                                for c in graded.cases],
                      "cells": _cells_summary(answers.cells) if answers.cells is not None else None,
-                     "finished": answers.finished, "borrowed": graded.borrowed}
+                     "finished": answers.finished, "borrowed": graded.borrowed, "fits": fits}
         except Exception as exc:  # noqa: BLE001  (reported, the worker lives on)
             reply = {"error": f"{type(exc).__name__}: {str(exc)[:200]}"}
         reply["cpu"] = round(time.process_time() - cpu, 3)
@@ -227,14 +229,17 @@ class Judge:
             raise JudgeTimeout(f"the verdict worker ended ({type(exc).__name__})") from None
 
     def judge(self, plan, lines: list[bytes], cell_questions: dict[int, str], seconds: float,
-              cell_names: dict[int, list[str]] | None = None) -> dict:
-        """The verdict for one submission, or ``JudgeTimeout`` after ``seconds`` (plus start-up)."""
+              cell_names: dict[int, list[str]] | None = None, case: dict | None = None,
+              others: list | None = None) -> dict:
+        """The verdict for one submission, or ``JudgeTimeout`` after ``seconds`` (plus start-up);
+        ``case``: the values of the student's own case (None: the default); ``others``: [student, values]
+        of the other students on the roster, whose cases a submission that lost points is tried on."""
         with self._lock:
             allowance = self._ready()
             key, plan_json = _key(plan)
             before = _cpu_of(self._proc.pid) if not allowance else None
             self._send.send(("judge", key, None if key in self._known else plan_json, lines, cell_questions,
-                             seconds, cell_names or {}))
+                             seconds, cell_names or {}, case, others or []))
             self._known.add(key)
             if not self._recv.poll(seconds + allowance):
                 self.close()

@@ -57,7 +57,7 @@ import plain  # noqa: E402
 import verdict  # noqa: E402
 from verdict import case_params, test_files  # noqa: E402
 
-PLAN_VERSION = 2
+PLAN_VERSION = 3
 
 
 class PlanError(RuntimeError):
@@ -84,6 +84,9 @@ class Plan:
     """The master's own answers as a sandbox would report them (for the self-check and the tests)."""
     own_code: dict = field(default_factory=dict)
     """Question -> ``clustermath`` modules its code must not call (the master's metadata)."""
+    case: dict | None = None
+    """The master's case declaration (``Case.spec()``: allowed sets and defaults), or None: the tests'
+    ``CASE`` parameter is filled by the grader, never read from the notebook (issue 31)."""
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
@@ -115,8 +118,9 @@ class _Recorder:
         return self._real(*args, **kwargs)
 
 
-def master_environment(autograder_nb: nbformat.NotebookNode) -> dict:
-    """Execute the master's code cells (solutions included) in this process; return the namespace."""
+def master_environment(autograder_nb: nbformat.NotebookNode, case=None) -> dict:
+    """Execute the master's code cells (solutions included) in this process; return the namespace.
+    ``case``: a drawn case that replaces the one the master's case cell declares."""
     namespace: dict = {"__name__": "__master__"}
     with contextlib.redirect_stdout(io.StringIO()), tempfile.TemporaryDirectory(prefix="grading-master-") as tmp:
         cwd = os.getcwd()
@@ -125,6 +129,8 @@ def master_environment(autograder_nb: nbformat.NotebookNode) -> dict:
             for cell in autograder_nb.cells:
                 if cell.cell_type == "code" and not exercises._is_plumbing(cell):
                     exec(compile(cell.source, "<master>", "exec"), namespace)
+                    if case is not None and exercises.CASE_TAG in cell.metadata.get("tags", []):
+                        namespace[verdict.CASE_NAME] = case
         finally:
             os.chdir(cwd)
     return namespace
@@ -164,22 +170,22 @@ def build(master: pathlib.Path, autograder_nb: nbformat.NotebookNode | None = No
     names: list[str] = []
     calls: dict[tuple[str, int], list] = {}
     problems: list[str] = []
-    for question, tf in sorted(test_files(tests).items()):
-        for case in tf.test_cases:
-            kwargs = {}
-            seen: dict[str, int] = {}  # occurrences are counted per test case
-            for param in case_params(case):
-                if param == "env":
-                    problems.append(f"{question}: {case.name} takes the whole environment (env)")
-                    continue
-                if param not in names:
-                    names.append(param)
-                value = env.get(param)
-                kwargs[param] = _Recorder(param, value, calls, problems, seen) if callable(value) else value
-            try:
-                case.body.test_func(**kwargs)
-            except Exception as exc:
-                problems.append(f"{question}: {case.name} fails on the master's solutions: {exc}")
+    declared = env.get(verdict.CASE_NAME)
+    spec = declared.spec() if hasattr(declared, "spec") and hasattr(declared, "allowed") else None
+    _record(tests, env, names, calls, problems)
+    if spec is not None:  # the calls must not depend on the case: every student's are the same
+        from clustermath.feedback.variants import draw
+
+        for student in CASE_CHECKS:
+            drawn = draw(b"plan-self-check-" * 2, student, declared)
+            other_calls: dict = {}
+            other_problems: list[str] = []
+            _record(tests, master_environment(autograder_nb, drawn), [], other_calls, other_problems)
+            problems += [f"on the drawn case {drawn}: {p}" for p in other_problems]
+            extra = sorted(k[0] for k in set(other_calls) - set(calls))
+            if extra:
+                problems.append(f"on the drawn case {drawn}, the tests call the student's functions with inputs "
+                                f"the default case does not (function inputs must not depend on CASE): {extra[:3]}")
     # what a sandbox running the master would report
     answers = {"names": {}, "calls": {}}
     for name in names:
@@ -196,7 +202,8 @@ def build(master: pathlib.Path, autograder_nb: nbformat.NotebookNode | None = No
         except Exception as exc:
             answers["calls"][str(index)] = {"event": "call", "index": index, "etype": type(exc).__name__,
                                             "error": str(exc)}
-    plan = Plan(assignment, master.name, points, tests, names, ordered, answers, own_code_rules(master, points))
+    plan = Plan(assignment, master.name, points, tests, names, ordered, answers, own_code_rules(master, points),
+                spec)
     graded = verdict.grade(plan, verdict.answers_from_master(plan))
     for result in graded.cases:
         if not result.passed:
@@ -205,6 +212,33 @@ def build(master: pathlib.Path, autograder_nb: nbformat.NotebookNode | None = No
     if problems:
         raise PlanError(f"{master.name} cannot be graded from plain data:\n  " + "\n  ".join(problems))
     return plan
+
+
+CASE_CHECKS = ("drawn-1", "drawn-2", "drawn-3")
+"""Students whose cases (drawn with a fixed key) the plan's self-check runs the master's tests on."""
+
+
+def _record(tests: dict, env: dict, names: list, calls: dict, problems: list) -> None:
+    """Run every test case on ``env`` with recorders: the names read (into ``names``), the calls made."""
+    for question, tf in sorted(test_files(tests).items()):
+        for case in tf.test_cases:
+            kwargs = {}
+            seen: dict[str, int] = {}  # occurrences are counted per test case
+            for param in case_params(case):
+                if param == "env":
+                    problems.append(f"{question}: {case.name} takes the whole environment (env)")
+                    continue
+                value = env.get(param)
+                if param == verdict.CASE_NAME and hasattr(value, "allowed"):
+                    kwargs[param] = value  # the grader's own, never asked of the sandbox
+                    continue
+                if param not in names:
+                    names.append(param)
+                kwargs[param] = _Recorder(param, value, calls, problems, seen) if callable(value) else value
+            try:
+                case.body.test_func(**kwargs)
+            except Exception as exc:
+                problems.append(f"{question}: {case.name} fails on the master's solutions: {exc}")
 
 
 def _digest(master: pathlib.Path) -> str:

@@ -225,7 +225,8 @@ def question_names(plan) -> dict[str, set[str]]:
     """Question -> the names of the notebook its test cases read."""
     cached = getattr(plan, "_question_names", None)
     if cached is None:
-        cached = {q: {p for case in tf.test_cases for p in case_params(case)} for q, tf in compiled(plan)}
+        cached = {q: {p for case in tf.test_cases for p in case_params(case) if p != CASE_NAME}
+                  for q, tf in compiled(plan)}
         object.__setattr__(plan, "_question_names", cached)
     return cached
 
@@ -281,8 +282,58 @@ def compiled(plan):
     return cached
 
 
-def grade(plan, answers: Answers, *, budget: plain.Budget | None = None) -> Graded:
-    """Run every test case of the plan on the reported answers."""
+CASE_NAME = "CASE"
+"""The test parameter that reads the exercise's case: never the notebook's value, always the grader's own
+(the default case, or the case drawn for the student the file belongs to, ``case_for``)."""
+
+
+def case_for(plan, values: dict | None = None):
+    """The case the tests see: the plan's declared case at ``values`` (the student's drawn values), or at
+    its defaults; None for a chapter without a case."""
+    spec = getattr(plan, "case", None)
+    if not spec:
+        return None
+    from clustermath.feedback.variants import Case
+
+    return Case.from_spec(spec, values)
+
+
+def _run_case(case, kwargs: dict, fb) -> tuple[bool, str, BaseException | None]:
+    """Run one test case: (passed, message, the exception)."""
+    try:
+        if case.hidden:
+            with fb.concealed():
+                case.body.test_func(**kwargs)
+        else:
+            case.body.test_func(**kwargs)
+    except fb.WrongAnswer as exc:
+        return False, str(exc), exc
+    except OwnCodeRequired as exc:
+        return False, str(exc), exc
+    except Exception as exc:  # noqa: BLE001
+        if case.hidden:
+            message = ("A hidden check did not pass, in a way the test cannot name "
+                       f"({type(exc).__name__}). Re-read the exercise's Deliver list.")
+        else:
+            message = f"{type(exc).__name__}: {str(exc)[:300]}"
+        return False, message, exc
+    return True, "", None
+
+
+def _kwargs(case, values: dict, results, note, budget, own: list, exercise_case) -> dict:
+    kwargs = {}
+    for p in case_params(case):  # fresh stubs per case: the n-th call replays the n-th run
+        if p == CASE_NAME and exercise_case is not None:
+            kwargs[p] = exercise_case
+            continue
+        value = values.get(p)
+        kwargs[p] = _Stub(p, results, note, budget, own) if value is _Stub else value
+    return kwargs
+
+
+def grade(plan, answers: Answers, *, budget: plain.Budget | None = None, case: dict | None = None) -> Graded:
+    """Run every test case of the plan on the reported answers; ``case``: the values of the student's
+    drawn case (None: the default case)."""
     from clustermath import feedback as fb
 
     budget = budget or plain.Budget(SUBMISSION_ITEMS)
@@ -290,44 +341,64 @@ def grade(plan, answers: Answers, *, budget: plain.Budget | None = None) -> Grad
     results = _results(plan, answers)
     note = "" if answers.finished else "not evaluated: the notebook stopped before this call"
     own_code = getattr(plan, "own_code", None) or {}
+    exercise_case = case_for(plan, case)
     in_cells = borrowed_in_cells(plan, answers)
     graded = Graded(borrowed={q: list(v) for q, v in in_cells.items()})
     for question, tf in compiled(plan):
         hidden = [c for c in tf.test_cases if c.hidden]
         weighted = hidden or list(tf.test_cases)
         share = float(plan.points.get(question, 0.0)) / len(weighted) if weighted else 0.0
-        for case in tf.test_cases:
-            points = share if case in weighted else 0.0
+        for case_ in tf.test_cases:
+            points = share if case_ in weighted else 0.0
             if question in in_cells:  # the answers of this question came from the book's model
-                graded.cases.append(CaseResult(question, case.name, case.hidden, points, False,
+                graded.cases.append(CaseResult(question, case_.name, case_.hidden, points, False,
                                                _own_code_message(in_cells[question])))
                 continue
-            kwargs = {}
-            for p in case_params(case):  # fresh stubs per case: the n-th call replays the n-th run
-                value = values.get(p)
-                kwargs[p] = _Stub(p, results, note, budget, own_code.get(question, [])) if value is _Stub else value
-            try:
-                if case.hidden:
-                    with fb.concealed():
-                        case.body.test_func(**kwargs)
-                else:
-                    case.body.test_func(**kwargs)
-            except fb.WrongAnswer as exc:
-                graded.cases.append(CaseResult(question, case.name, case.hidden, points, False, str(exc)))
-            except OwnCodeRequired as exc:
+            kwargs = _kwargs(case_, values, results, note, budget, own_code.get(question, []), exercise_case)
+            passed, message, exc = _run_case(case_, kwargs, fb)
+            if isinstance(exc, OwnCodeRequired):
                 graded.borrowed[question] = sorted(set(graded.borrowed.get(question, [])) | set(exc.models))
-                graded.cases.append(CaseResult(question, case.name, case.hidden, points, False,
-                                               str(exc)))
-            except Exception as exc:  # noqa: BLE001
-                if case.hidden:
-                    message = ("A hidden check did not pass, in a way the test cannot name "
-                               f"({type(exc).__name__}). Re-read the exercise's Deliver list.")
-                else:
-                    message = f"{type(exc).__name__}: {str(exc)[:300]}"
-                graded.cases.append(CaseResult(question, case.name, case.hidden, points, False, message))
-            else:
-                graded.cases.append(CaseResult(question, case.name, case.hidden, points, True))
+            graded.cases.append(CaseResult(question, case_.name, case_.hidden, points, passed, message))
     return graded
+
+
+def case_dependent(plan) -> list[tuple[str, object]]:
+    """(question, test case) of every test case that reads the exercise's case."""
+    return [(q, c) for q, tf in compiled(plan) for c in tf.test_cases if CASE_NAME in case_params(c)]
+
+
+def fits_better(plan, answers: Answers, graded: Graded, others: list, *,
+                budget: plain.Budget | None = None) -> tuple[str, int, int, int] | None:
+    """Whose case the answers fit best, when that is not their own: (student, checks passed on that
+    case, checks passed on their own, case-dependent checks), or None.
+
+    Run only when a submission lost points (``graded``); only the test cases that read the case are
+    replayed, on each other student's case (``others``: [student, values] pairs).
+    """
+    dependent = case_dependent(plan)
+    if not dependent or not others or all(c.passed for c in graded.cases):
+        return None
+    from clustermath import feedback as fb
+
+    names = {(q, c.name) for q, c in dependent}
+    own = sum(1 for r in graded.cases if (r.question, r.name) in names and r.passed)
+    budget = budget or plain.Budget(SUBMISSION_ITEMS)
+    values = _values(plan, answers, budget)
+    results = _results(plan, answers)
+    own_code = getattr(plan, "own_code", None) or {}
+    best: tuple[str, int] | None = None
+    for student, case_values in others:
+        try:
+            exercise_case = case_for(plan, case_values)
+        except ValueError:
+            continue
+        passed = 0
+        for question, case_ in dependent:
+            kwargs = _kwargs(case_, values, results, "", budget, own_code.get(question, []), exercise_case)
+            passed += _run_case(case_, kwargs, fb)[0]
+        if passed > own and (best is None or passed > best[1]):
+            best = (student, passed)
+    return (best[0], best[1], own, len(dependent)) if best else None
 
 
 def answers_from_namespace(plan, namespace: dict) -> Answers:

@@ -1,0 +1,329 @@
+"""Every student their own numbers (issue 31): each chapter that declares a case grades right on it.
+
+For every master with a ``case`` cell: its tests pass on the default case and on 50 drawn cases (the
+master's solutions run on each case and replayed through the grader's pass 3); a blank student copy
+scores zero on drawn cases; and planted mistakes of chapters 1 to 5, written on the student's own case,
+are named on drawn cases as on the default one. Gated like tests/test_exercises_grading.py (it runs
+``otter assign``): `make exercises-check` runs it.
+"""
+from __future__ import annotations
+
+import os
+import pathlib
+import sys
+
+import nbformat
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(ROOT / "tools" / "grading"))
+
+import exercises  # noqa: E402
+
+pytestmark = [
+    pytest.mark.skipif(os.environ.get("EXERCISE_GRADING_TESTS") != "1",
+                       reason="runs otter assign: `make exercises-check` runs it"),
+    pytest.mark.filterwarnings("ignore::DeprecationWarning"),
+]
+
+KEY = b"a test key, not a course's key!!"
+DRAWN = [f"student-{i:02d}" for i in range(50)]
+WITH_CASE = [m.stem for m in exercises.masters()
+             if exercises.case_of(nbformat.read(m, as_version=4)) is not None]
+
+
+@pytest.fixture(scope="module")
+def graders(tmp_path_factory):
+    import plan as plans_mod
+
+    out = {}
+    for stem in WITH_CASE:
+        master = exercises.SOLUTIONS / f"{stem}.ipynb"
+        autograder_nb = plans_mod.autograder_notebook(master)
+        out[stem] = (plans_mod.build(master, autograder_nb), autograder_nb)
+    return out
+
+
+def test_chapter_2_declares_a_case():
+    assert "ch02_exercises" in WITH_CASE
+
+
+@pytest.mark.parametrize("stem", WITH_CASE)
+def test_solutions_pass_on_the_default_and_50_drawn_cases(graders, stem):
+    import plan as plans_mod
+    import verdict
+    from clustermath.feedback.variants import draw
+
+    plan, autograder_nb = graders[stem]
+    declared = verdict.case_for(plan)
+    cases = [declared] + [draw(KEY, s, declared) for s in DRAWN]
+    assert len(set(cases)) >= 20
+    for case in cases:
+        env = plans_mod.master_environment(autograder_nb, case)
+        graded = verdict.grade(plan, verdict.answers_from_namespace(plan, env), case=case.values)
+        failed = [(c.question, c.name, c.message[:200]) for c in graded.cases if not c.passed]
+        assert not failed, f"{case}: {failed}"
+
+
+@pytest.mark.parametrize("stem", WITH_CASE)
+def test_a_blank_copy_scores_zero_on_drawn_cases(graders, stem):
+    import verdict
+    from clustermath.feedback.variants import draw
+
+    plan, _ = graders[stem]
+    blank = nbformat.read(exercises.EXERCISES / f"{stem}.ipynb", as_version=4)
+    env: dict = {"__name__": "__blank__"}
+    for cell in blank.cells:
+        if cell.cell_type == "code" and not exercises._is_plumbing(cell):
+            try:
+                exec(compile(cell.source, "<blank>", "exec"), env)
+            except Exception:  # noqa: BLE001
+                pass
+    answers = verdict.answers_from_namespace(plan, env)
+    for student in DRAWN[:10]:
+        case = draw(KEY, student, verdict.case_for(plan))
+        assert sum(verdict.grade(plan, answers, case=case.values).scores(plan).values()) == 0, case
+
+
+PLANTED_CH2 = [  # (question, code run after the solutions, on the student's own CASE, misconception, section)
+    ("q1", "q1_rate = CASE.interruptions / (CASE.record_gpus * CASE.days * 24)", "planned_counted", "ch2-divides"),
+    ("q1", "def gpu_failure_rate(unexpected, gpus, days):\n    return unexpected / (gpus * days)",
+     "days_not_hours", "ch2-divides"),
+    ("q1", "q1_mtbf_h = q1_mtbf_h * 3600", "hours_vs_seconds", "ch2-divides"),
+    ("q1", "q1_mtbf_h = 1 / q1_rate", "ignore_failures", "ch2-divides"),
+    ("q2", "q2_interval_s = math.sqrt(CASE.save_s * CASE.mtbf_h * 3600)", "young_without_two", "ch2-young"),
+    ("q2", "q2_interval_s = math.sqrt(2 * CASE.save_s * CASE.mtbf_h)", "hours_vs_seconds", "ch2-divides"),
+    ("q2", "q2_loss = q2_loss / 2", "one_term_only", "ch2-young"),
+    ("q3", "q3_save_s = CASE.budget_pct / 100 * CASE.budget_mtbf_h * 3600 / 2", "loss_not_squared", "ch2-young"),
+    ("q3", "q3_penalty = CASE.multiple", "flat_as_linear", "ch2-young"),
+    ("q4", "q4_step_longer_pct = 100 * (1 - CASE.speed)", "speed_vs_time", "ch2-stragglers"),
+    ("q4", "q4_throughput_lost_pct = 100 * (1 - CASE.speed) / CASE.ranks", "straggler_averaged", "ch2-stragglers"),
+    ("q4", "q4_break_even_min = CASE.eject_min", "break_even_without_tax", "ch2-eject"),
+]
+
+
+PLANTED_CH1 = [
+    ("q3", "q3_microbatches = CASE.hbm_mb // (CASE.layers * CASE.act_mb)", "whole_model_per_stage", "ch1-pipeline"),
+    ("q3", "q3_microbatches = q3_microbatches + 1", "off_by_one", "ch1-activations"),
+    ("q6", "q6_step_64 = float(CASE.step_mean_ms)", "assume_uniform", "ch1-stragglers"),
+]
+
+PLANTED_CH3 = [
+    ("q1", "q1_racks = CASE.q1_pp * CASE.q1_dp // 4", "partial_domain_dropped", "ch3-llama-nvl72"),
+    ("q1", "q1_idle = 32", "stranded_ignored", "ch3-misfits"),
+    ("q4", "q4_tokens = q4_tokens * (CASE.q4_pp - 1) / CASE.q4_pp", "stage_average_dropped", "ch3-three-cuts"),
+    ("q4", "q4_pipeline_heavier = True", "per_step_not_per_replica", "ch3-three-cuts"),
+]
+
+PLANTED_CH4 = [
+    ("q1", "q1_queued_mb = (CASE.senders - 1) * 800 * (CASE.rtt_us + CASE.notify_us) * 1e-3", "bits_for_bytes",
+     "ch4-incast"),
+    ("q1", "q1_queued_mb = (CASE.senders - 1) * 100 * CASE.rtt_us * 1e-3", "window_rtt_only", "ch4-incast"),
+    ("q4", "q4_availability = CASE.target", "all_up_as_per_host", "ch4-redundancy"),
+    ("q4", "q4_availability = 1 - (1 - CASE.target) / 1024", "linear_availability", "ch4-redundancy"),
+]
+
+PLANTED_CH5 = [
+    ("q6", "q6_light = 1 - CASE.loss_db / 10", "db_linear", "ch5-measured"),
+    ("q6", "q6_pj = CASE.watts / 1600", "pj_units", "ch5-measured"),
+]
+
+PLANTED = ([("ch01_exercises", *row) for row in PLANTED_CH1] + [("ch02_exercises", *row) for row in PLANTED_CH2]
+           + [("ch03_exercises", *row) for row in PLANTED_CH3] + [("ch04_exercises", *row) for row in PLANTED_CH4]
+           + [("ch05_exercises", *row) for row in PLANTED_CH5])
+
+
+@pytest.mark.parametrize("stem, question, planted, key, section", PLANTED,
+                         ids=[f"{s[:4]}-{q}-{k}-{i}" for i, (s, q, _, k, _) in enumerate(PLANTED)])
+def test_planted_mistakes_are_named_on_drawn_cases(graders, stem, question, planted, key, section):
+    import clustermath.feedback.peak  # noqa: F401  (registers the chapters' misconceptions)
+    import clustermath.feedback.placement  # noqa: F401
+    import clustermath.feedback.fabric_designs  # noqa: F401
+    import clustermath.feedback.scaleup  # noqa: F401
+    import plan as plans_mod
+    import verdict
+    from clustermath.feedback import CATALOGUE
+    from clustermath.feedback.variants import draw
+
+    if stem not in graders:
+        pytest.skip(f"{stem} declares no case")
+    plan, autograder_nb = graders[stem]
+    declared = verdict.case_for(plan)
+    name = CATALOGUE[key].name
+    for case in [declared] + [draw(KEY, s, declared) for s in DRAWN[:12]]:
+        env = plans_mod.master_environment(autograder_nb, case)
+        exec(compile(planted, "<planted>", "exec"), env)
+        graded = verdict.grade(plan, verdict.answers_from_namespace(plan, env), case=case.values)
+        scores = graded.scores(plan)
+        assert scores[question] < plan.points[question], (case, planted)
+        assert all(v == plan.points[q] for q, v in scores.items() if q != question), (case, scores)
+        failing = [c.message for c in graded.cases if c.question == question and not c.passed]
+        assert any(name in m and f"(#{section})" in m for m in failing), (case, failing)
+
+
+# ---------------------------------------------------------------- make variants and make grade ROSTER=
+
+ROSTER = "student,email\n" + "".join(f"s{i:02d},s{i:02d}@example.org\n" for i in range(1, 31))
+USES = {  # question -> the parameters of chapter 2's case its answers depend on
+    "q1": {"record_gpus", "interruptions", "planned", "days", "scale"},
+    "q2": {"save_s", "mtbf_h"},
+    "q3": {"budget_mtbf_h", "budget_pct", "multiple"},
+    "q4": {"speed", "eject_min"},
+}
+
+
+def test_a_bad_roster_row_is_named_and_nothing_is_written(tmp_path):
+    import variants
+
+    roster = tmp_path / "roster.csv"
+    roster.write_text("student\nann\nbob\nann\n")
+    with pytest.raises(ValueError, match=r"row 4: 'ann' is a duplicate of row 2"):
+        variants.write_variants(roster, tmp_path / "out", key_file=tmp_path / "key")
+    assert not (tmp_path / "out").exists() and not (tmp_path / "key").exists()
+
+
+@pytest.fixture(scope="module")
+def variants_out(tmp_path_factory):
+    import variants
+
+    folder = tmp_path_factory.mktemp("variants")
+    (folder / "roster.csv").write_text(ROSTER)
+    said: list[str] = []
+    written = variants.write_variants(folder / "roster.csv", folder / "out", keys=True, key_file=folder / "key",
+                                      run=False, announce=said.append)
+    return folder, written, said
+
+
+def test_make_variants_writes_30_notebooks_and_keys_with_20_distinct_cases(variants_out):
+    folder, written, said = variants_out
+    assert str(folder / "key") in said[0]
+    for stem in WITH_CASE:
+        notebooks = sorted((folder / "out").glob(f"s*/{stem}.ipynb"))
+        keys = sorted((folder / "out" / "_keys").glob(f"s*/{stem}.ipynb"))
+        assert len(notebooks) == 30 and len(keys) == 30
+        cases = set()
+        for path in notebooks:
+            nb = nbformat.read(path, as_version=4)
+            (cell,) = [c for c in nb.cells if exercises.CASE_TAG in c.metadata.get("tags", [])]
+            assert "import clustermath" not in cell.source and "from clustermath" not in cell.source
+            cases.add(cell.source)
+            assert "{{" not in "".join(c.source for c in nb.cells if c.cell_type == "markdown")
+        assert len(cases) >= 20, (stem, len(cases))
+
+
+def test_an_answer_key_runs_and_its_prompts_show_its_case(variants_out):
+    import variants
+
+    folder, _, _ = variants_out
+    path = folder / "out" / "_keys" / "s07" / "ch02_exercises.ipynb"
+    variants.execute(path)
+    nb = nbformat.read(path, as_version=4)
+    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
+    assert not errors and not (path.parent / ".OTTER_LOG").exists()
+    mine = exercises.case_of(nb)  # the student's case, as plain data
+    text = "".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    assert f"on {mine.record_gpus:,} GPUs logged {mine.interruptions} interruptions" in text
+
+
+@pytest.mark.skipif(not os.path.exists("/usr/bin/bwrap"), reason="SKIPPED LOUDLY: grading needs bubblewrap")
+def test_grading_with_the_roster(variants_out, tmp_path):
+    import shutil
+
+    import grade
+    import plan as plans_mod
+    import verdict
+    from clustermath.feedback.variants import course_key, draw
+
+    folder, _, _ = variants_out
+    out = folder / "out"
+    subs = tmp_path / "subs"
+    name = "ch02_exercises.ipynb"  # chapter 2 end to end (one plan to build: the others are tested above)
+
+    def put(source: pathlib.Path, dest: pathlib.Path) -> None:
+        dest.mkdir(parents=True)
+        shutil.copy(source / name, dest / name)
+
+    for student in ("s01", "s02", "s03"):  # keys, each under its own name
+        put(out / "_keys" / student, subs / "keys" / student)
+    for student in ("s04", "s05"):  # blank copies
+        put(out / student, subs / "blank" / student)
+    put(out / "_keys" / "s01", subs / "swapped" / "s02")  # s01's key handed in as s02's
+    put(out / "_keys" / "s06", subs / "stranger" / "mallory")
+    roster = folder / "roster.csv"
+    masters = tmp_path / "masters"
+    masters.mkdir()
+    shutil.copy(exercises.SOLUTIONS / name, masters)
+    results = {}
+    for part in ("keys", "blank", "swapped", "stranger"):
+        outcomes = grade.grade_folder(subs / part, tmp_path / f"graded-{part}", roster=roster, solutions=masters,
+                                      key_file=folder / "key", cache=tmp_path / "plans", jobs=2)
+        results[part] = [o for o in outcomes if o.file.endswith(".ipynb")]
+    assert len(results["keys"]) == 3
+    assert all(o.total == o.possible == 4 for o in results["keys"]), [(o.file, o.scores) for o in results["keys"]]
+    assert all(o.status == "graded" and o.total == 0 for o in results["blank"])
+    assert {o.status for o in results["stranger"]} == {"not-on-roster"}
+    assert all("mallory" in o.note and o.total == 0 for o in results["stranger"])
+
+    (swapped,) = [o for o in results["swapped"] if o.assignment == "ch02"]
+    key = course_key(folder / "key", create=False, announce=None)
+    plan = plans_mod.plans(tmp_path / "plans", masters)["ch02"]
+    declared = verdict.case_for(plan)
+    mine, theirs = draw(key, "s01@example.org", declared), draw(key, "s02@example.org", declared)  # drawn for e-mails
+    differ = {name for name in mine.values if mine.values[name] != theirs.values[name]}
+    for question, uses in USES.items():
+        if uses & differ:
+            assert swapped.scores[question] < 1, (question, differ, swapped.scores)
+        else:
+            assert swapped.scores[question] == 1, (question, differ, swapped.scores)
+    assert "fits another student's case" in swapped.own_flags and "s01's case" in swapped.own_flags
+    report = (tmp_path / "graded-swapped" / "grades-ch02.csv").read_text()
+    assert "s01's case" in report
+
+
+def test_the_gradescope_plugin_draws_the_case_make_variants_drew(variants_out, tmp_path):
+    """Both paths grade the same case: the zip's plugin draws for the submitter's e-mail what make
+    variants drew for the roster row with that e-mail, and otter's tests then grade on it."""
+    import json
+    import zipfile
+
+    from otter.test_files.exception_test import ExceptionTestFile
+
+    from clustermath.feedback.gradescope import DrawCase
+    from clustermath.feedback.variants import course_key
+
+    folder, _, _ = variants_out
+    key = course_key(folder / "key", create=False, announce=None)
+    (ag,) = exercises.autograders(tmp_path / "zips", only=["ch02_exercises"], key=key).values()
+    with zipfile.ZipFile(ag.zip_path) as z:
+        config = json.loads(z.read("otter_config.json"))
+        tests = {name[len("tests/"):-3]: z.read(name).decode() for name in z.namelist()
+                 if name.startswith("tests/") and name.endswith(".py")}
+    (plugin,) = [p for p in config["plugins"] if exercises.PLUGIN in p]
+    settings = plugin[exercises.PLUGIN]
+    assert settings["key"] == key.hex() and settings["spec"]["chapter"] == "ch02"
+
+    def graded(notebook: str, email: str | None) -> float:
+        nb = nbformat.read(folder / "out" / "_keys" / notebook / "ch02_exercises.ipynb", as_version=4)
+        metadata = {"users": [{"email": email, "name": "x"}]} if email else {}
+        nb = DrawCase("sub.ipynb", metadata, settings).before_execution(nb)
+        env: dict = {"__name__": "__otter__"}
+        for cell in nb.cells:
+            if cell.cell_type == "code" and not exercises._is_plumbing(cell):
+                exec(compile(cell.source, "<cell>", "exec"), env)
+        total = 0.0
+        for name, source in tests.items():
+            test_file = ExceptionTestFile.from_string(source, path=f"{name}.py")
+            test_file.run(env)
+            total += test_file.score
+        return total
+
+    variant = nbformat.read(folder / "out" / "s05" / "ch02_exercises.ipynb", as_version=4)
+    mine = exercises.case_of(variant)
+    appended = DrawCase("sub.ipynb", {"users": [{"email": "S05@example.org"}]}, settings).before_execution(variant)
+    env: dict = {}
+    exec(appended.cells[-1].source, env)
+    assert env["CASE"] == mine and mine != exercises.case_of(nbformat.read(exercises.EXERCISES / "ch02_exercises.ipynb",
+                                                                            as_version=4))
+    assert graded("s05", "s05@example.org") == ag.possible
+    assert graded("s05", "s06@example.org") < ag.possible  # s05's key handed in by s06
