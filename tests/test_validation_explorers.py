@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from clustermath.views.validation import interleavings, plan_explorer, plan_flags, run_explorer
+from clustermath.views.validation import _runs, gpu_name, interleavings, plan_explorer, plan_flags, run_explorer
 
 SOUND = dict(layers=96, pp=8, tp=8, microbatches=8, bubble_share=0.5, virtual_stages=6)
 
@@ -81,3 +81,22 @@ def test_the_run_explorer_says_which_peak_an_mfu_is_on():
     assert printed == 23.28                                # llm-foundry's figure, as its README prints it
     assert sixteen == pytest.approx(printed * 1979 / 989, abs=0.005)
     assert predicted8 == pytest.approx(predicted16 * 989 / 1979, abs=0.05)
+
+
+def test_the_run_pickers_labels_name_row_and_gpus_and_stay_short():
+    # issue 40: the labels once ran to 130 characters ("… NeMo 23.09 (Megatron-Core, Transformer Engine
+    # FP8), MLPerf Training v3.1, …") and the box showed "ms24-t2-12: Mega". The browser test measures
+    # the chosen one in its box (tests/browser/test_pages.py); this keeps every one of them short.
+    labels = _runs()
+    assert len(set(labels.values())) == len(labels)            # one label per row, none lost to a clash
+    assert labels["ms24-t2-12: 12,288 A100-class"] == "ms24-t2-12"
+    assert labels["mbridge25-h100-llama31-405b: 1,024 H100"] == "mbridge25-h100-llama31-405b"
+    assert all(label.startswith(f"{rid}: ") for label, rid in labels.items())
+    assert max(map(len, labels)) <= 42, max(labels, key=len)
+
+
+@pytest.mark.parametrize("gpu_type, name", [("H100-SXM5-80GB", "H100"), ("A100-SXM4-40GB", "A100"),
+                                            ("B200-SXM-180GB", "B200"), ("Ampere (A100-class)", "A100-class"),
+                                            ("TPU v4", "TPU v4"), ("", "")])
+def test_gpu_names_are_short(gpu_type, name):
+    assert gpu_name(gpu_type) == name

@@ -207,14 +207,10 @@ def test_wide_tables_keep_their_first_column(site, page, width):
     assert not bad, f"{page} at {width}, {len(bad)} tables:{describe(bad)}"
 
 
-# Chapter 6's run picker shows "ms24-t2-12: Mega" of "ms24-t2-12: Megatron-LM, 12,288 GPUs, 96
-# layers × 12,288" at both widths: its labels (clustermath.views.validation._runs) are longer than any
-# phone's row. Chapter 6 is being rewritten elsewhere; the labels are its owner's to shorten.
-SHORTEN_RUN_LABELS = pytest.mark.xfail(strict=True, reason="chapter 6's run picker labels are longer than the box")
-
-
+# Chapter 6's run picker once showed "ms24-t2-12: Mega" of "ms24-t2-12: Megatron-LM, 12,288 GPUs, 96
+# layers × 12,288" at both widths; its labels are now the row and its GPUs ("ms24-t2-12: 12,288 A100-class").
 @per_width()
-@pages(known_pages={"notebooks/06_do_the_models_hold.html": SHORTEN_RUN_LABELS})
+@pages()
 def test_dropdowns_show_their_choice(site, page, width):
     bad = dropdown_problems(site(page)[width])
     assert not bad, f"{page} at {width}:{describe(bad)}"

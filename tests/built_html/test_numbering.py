@@ -14,9 +14,6 @@ import pytest
 from built_site import HTML_DIR
 
 CHAPTERS = sorted(HTML_DIR.glob("notebooks/0*.html"))
-# Chapter 6 is being rewritten on another branch; it joins NUMBERED once its figures and equations
-# carry names (see the issue 40 report).
-NUMBERED = [p for p in CHAPTERS if not p.name.startswith("06_")]
 
 
 def chapter_number(page) -> int:
@@ -40,7 +37,7 @@ def test_numbers_carry_the_chapter_and_run_in_order(page):
         assert found == [f"{n}.{k}" for k in range(1, len(found) + 1)], f"{page.name}: {kind} numbers {found}"
 
 
-@pytest.mark.parametrize("page", NUMBERED, ids=lambda p: p.stem)
+@pytest.mark.parametrize("page", CHAPTERS, ids=lambda p: p.stem)
 def test_every_figure_and_display_equation_is_numbered(page):
     html = page.read_text(encoding="utf-8")
     pictures = len(re.findall(r'<div class="cell_output[^"]*"[^>]*>\s*<figure|<img[^>]+src="[^"]*_images/[^"]+\.png"', html))

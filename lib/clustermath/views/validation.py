@@ -18,6 +18,7 @@ axes never change, the bars and the status line are the animated artists.
 from __future__ import annotations
 
 import math
+import re
 from typing import Any, Callable, Mapping, Sequence
 
 import ipywidgets as W
@@ -94,15 +95,23 @@ def _pct(x: float, places: int = 1) -> str:
 
 # -- published runs --------------------------------------------------------------------------------
 
+def gpu_name(gpu_type: str) -> str:
+    """The short name of a GPU of the data: "H100" for "H100-SXM5-80GB", "A100-class" for
+    "Ampere (A100-class)"; a type with no such name comes back as it is."""
+    found = re.search(r"\b[A-Z]\d{3}\b", gpu_type)
+    if found is None:
+        return gpu_type
+    return found.group(0) + ("-class" if "class" in gpu_type else "")
+
+
 def _runs() -> dict[str, str]:
-    """Dropdown labels -> row id, for every throughput row of the data."""
+    """Dropdown labels -> row id, for every throughput row of the data: the row id (source, table or
+    figure, run) and the run's GPUs, e.g. "ms24-t2-12: 12,288 A100-class". Short enough for the
+    picker's box at 390 px and at 1366 px (issue 40); the configuration is in the explorer's table."""
     from ..validation import family
 
-    out: dict[str, str] = {}
-    for rid, r in family("throughput").iterrows():
-        what = f"{r['layers']} layers × {r['hidden']:,}" if r["layers"] else ""
-        out[f"{rid}: {r['software'] or r['system']}, {int(r['gpus']):,} GPUs, {what}"] = rid
-    return out
+    return {f"{rid}: {int(r['gpus']):,} {gpu_name(r['gpu_type'])}": rid
+            for rid, r in family("throughput").iterrows()}
 
 
 def _divisors(n: int, cap: int = 64) -> list[int]:
@@ -177,8 +186,9 @@ class RunExplorer(LiveFigure):
         self._hold = False
         layout = W.Layout(width="100%", max_width="470px")
         style = {"description_width": "185px"}
+        # the picker's own label column is narrower than the sliders': its choices need the room
         run = W.Dropdown(options=list(self._labels.items()), value=row, description="published run",
-                         tooltip="published run", style=style, layout=layout)
+                         tooltip="published run", style={"description_width": "100px"}, layout=layout)
         controls: dict[str, W.ValueWidget] = {"row": run}
         controls.update({s.port: s.widget(style, layout) for s in self.CONSTANTS})
         config = self._row(row)[0]
