@@ -281,6 +281,41 @@ def test_grading_with_the_roster(variants_out, tmp_path):
     assert "s01's case" in report
 
 
+@pytest.mark.skipif(not os.path.exists("/usr/bin/bwrap"), reason="SKIPPED LOUDLY: grading needs bubblewrap")
+def test_the_documented_make_commands(tmp_path):
+    """README's two commands as typed: `make variants` writes each roster row its notebooks and prints
+    where the new key is; `make grade ... ROSTER=` grades a blank copy on its student's case (0 marks)
+    and gives a name the roster lacks a row of its own."""
+    import csv
+    import shutil
+    import subprocess
+
+    roster, out, key = tmp_path / "roster.csv", tmp_path / "out", tmp_path / "course.key"
+    roster.write_text("student\nann\nbob\n")
+    usage = subprocess.run(["make", "-s", "-C", str(ROOT), "variants"], capture_output=True, text=True, timeout=60)
+    assert usage.returncode != 0 and "usage: make variants ROSTER=" in usage.stdout + usage.stderr
+    made = subprocess.run(["make", "-s", "-C", str(ROOT), "variants", f"ROSTER={roster}", f"OUT={out}",
+                           f"KEY_FILE={key}"], capture_output=True, text=True, timeout=600)
+    assert made.returncode == 0, made.stderr[-2000:]
+    assert str(key) in made.stdout and key.is_file()
+    for stem in WITH_CASE:
+        assert sorted(p.parent.name for p in out.glob(f"*/{stem}.ipynb")) == ["ann", "bob"], stem
+    subs = tmp_path / "subs"
+    for student in ("ann", "zed"):  # zed is not on the roster
+        (subs / student).mkdir(parents=True)
+        shutil.copy(out / "ann" / "ch02_exercises.ipynb", subs / student)
+    graded = subprocess.run(["make", "-s", "-C", str(ROOT), "grade", f"SUBMISSIONS={subs}",
+                             f"GRADE_OUT={tmp_path / 'graded'}", f"ROSTER={roster}", f"KEY_FILE={key}"],
+                            capture_output=True, text=True, timeout=900)
+    assert graded.returncode == 0, graded.stderr[-2000:]
+    with open(tmp_path / "graded" / "grades-ch02.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    by_student = {r["student"]: r for r in rows}
+    assert set(by_student) == {"ann", "zed"}, rows
+    assert by_student["ann"]["status"] == "graded" and by_student["ann"]["total"] == "0", rows
+    assert by_student["zed"]["status"] == "not-on-roster" and "not on the roster" in by_student["zed"]["note"], rows
+
+
 def test_the_gradescope_plugin_draws_the_case_make_variants_drew(variants_out, tmp_path):
     """Both paths grade the same case: the zip's plugin draws for the submitter's e-mail what make
     variants drew for the roster row with that e-mail, and otter's tests then grade on it."""
