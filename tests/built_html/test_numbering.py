@@ -7,11 +7,13 @@ whose they are ("the paper's Table 5"); the chapter's own are Sphinx's.
 """
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import pytest
 
-from built_site import HTML_DIR
+from built_site import HTML_DIR, REPO
 
 CHAPTERS = sorted(HTML_DIR.glob("notebooks/0*.html"))
 
@@ -57,3 +59,59 @@ def test_no_source_chapter_numbers_as_the_books_own(page):
     text = re.sub(r"<[^>]+>", " ", page.read_text(encoding="utf-8"))
     stray = re.findall(r"\b(?:Panel|Figure|Table) 13\.\d+", text)
     assert not stray, f"{page.name}: the source's chapter-13 numbering shown as the book's: {sorted(set(stray))}"
+
+
+# -- Tables a code cell prints (book/_ext/worked_tables.py) ------------------------------------------
+# A code cell whose stored output is an HTML table carries `cm: table: {name, caption}` in its
+# metadata; the page shows it as "Table 1.3: caption", above the table, and {numref} cites it.
+
+NOTEBOOKS = REPO / "notebooks"
+
+
+def printed_tables(notebook: Path) -> list[tuple[int, dict | None]]:
+    """(cell index, its cm.table metadata) for every code cell whose stored output holds an HTML table."""
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    found = []
+    for index, cell in enumerate(cells):
+        if cell["cell_type"] != "code":
+            continue
+        html = "".join("".join(out.get("data", {}).get("text/html", "")) for out in cell.get("outputs", []))
+        if "<table" in html:
+            found.append((index, (cell["metadata"].get("cm") or {}).get("table")))
+    return found
+
+
+@pytest.mark.parametrize("page", CHAPTERS, ids=lambda p: p.stem)
+def test_every_printed_table_is_numbered_with_its_caption(page):
+    notebook = NOTEBOOKS / f"{page.stem}.ipynb"
+    tables = printed_tables(notebook)
+    assert tables, f"{notebook.name}: no printed table"
+    unlabelled = [index for index, meta in tables if not meta]
+    assert not unlabelled, f"{notebook.name}: cells {unlabelled} print a table without cm.table metadata"
+    html = page.read_text(encoding="utf-8")
+    n = chapter_number(page)
+    for index, meta in tables:
+        assert meta["name"].startswith(f"tbl-ch{n}-"), f"{notebook.name} cell {index}: name {meta['name']}"
+        caption = re.escape(meta["caption"].replace("'", "’"))
+        shown = re.search(rf'<div class="cm-worked-table" id="{re.escape(meta["name"])}">\s*<p>'
+                          rf'<span class="caption-number">Table {n}\.\d+ </span>'
+                          rf'<span class="caption-text">{caption}</span>', html)
+        assert shown, f"{page.name}: {meta['name']} is not shown as a numbered table captioned {meta['caption']!r}"
+
+
+@pytest.mark.parametrize("page", CHAPTERS, ids=lambda p: p.stem)
+def test_every_numbered_reference_resolves_to_its_number(page):
+    html = page.read_text(encoding="utf-8")
+    assert 'class="xref std std-numref' not in html, f"{page.name}: a {{numref}} that did not resolve"
+    # each labelled item's number: the first caption number after its id (a table's caption opens it,
+    # a figure's follows its picture)
+    numbers = {}
+    for item in re.finditer(r'id="((?:tbl|fig)-[^"]+)"', html):
+        shown = re.compile(r'<span class="caption-number">((?:Table|Figure) [0-9.]+) </span>').search(html, item.end())
+        if shown:
+            numbers[item.group(1)] = shown.group(1)
+    for target, text in re.findall(r'<a class="reference internal" href="#([^"]+)"><span class="std std-numref">'
+                                   r'([^<]+)</span></a>', html):
+        if target.startswith(("tbl-", "fig-")):
+            assert target in numbers, f"{page.name}: #{target} cited as {text} but not a numbered item of the page"
+            assert text.replace("\xa0", " ") == numbers[target], f"{page.name}: #{target} cited as {text}"

@@ -1,0 +1,90 @@
+"""Tables a code cell prints are numbered by chapter like the book's figures (Table 1.3).
+
+A code cell whose output is a worked table says so in its metadata::
+
+    "cm": {"table": {"name": "tbl-ch1-scaling", "caption": "Five cluster sizes, scaled"}}
+
+While Sphinx reads a chapter (a transform, before the standard domain collects the chapter's labels),
+that cell's output is wrapped in a ``worked_table`` node: enumerable as Sphinx's "table" (it shares
+the counter of ``{table}`` directives, so numfig numbers it per chapter), with the caption above
+the table and the name as its id, so ``{numref}`tbl-ch1-scaling``` reads "Table 1.3". The caption is
+fixed words (numbers come from the code, in the table itself). The notebook is unchanged.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from docutils import nodes
+from sphinx.transforms import SphinxTransform
+from sphinx.util import logging
+
+logger = logging.getLogger(__name__)
+
+
+class worked_table(nodes.General, nodes.Element):  # noqa: N801 (docutils' node naming)
+    """A code cell's printed table, with a caption and a name; numbered as a table."""
+
+
+def table_options(metadata: dict) -> dict | None:
+    """The ``cm.table`` entry of a cell's metadata ({"name", "caption"}), or None if absent."""
+    entry = (metadata.get("cm") or {}).get("table")
+    if entry is None:
+        return None
+    if not isinstance(entry, dict) or not entry.get("name") or not entry.get("caption"):
+        raise ValueError(f"cm.table must give a name and a caption, got {entry!r}")
+    return entry
+
+
+class WrapWorkedTables(SphinxTransform):
+    """Wrap each marked code cell's output in a numbered, captioned, named table node."""
+
+    # runs while the chapter is read, so the name is an explicit target when the standard domain
+    # collects the chapter's labels (after reading) and numfig counts the node (env-get-updated)
+    default_priority = 200
+
+    def apply(self, **kwargs: Any) -> None:
+        for cell in list(self.document.findall(nodes.container)):
+            if cell.get("nb_element") != "cell_code":
+                continue
+            try:
+                options = table_options(cell.get("cell_metadata") or {})
+            except ValueError as error:
+                logger.warning(str(error), location=cell)
+                continue
+            if options is None:
+                continue
+            outputs = [c for c in cell.children if isinstance(c, nodes.container)
+                       and c.get("nb_element") == "cell_code_output"]
+            if not outputs:
+                logger.warning(f"cm.table {options['name']!r}: the cell has no output", location=cell)
+                continue
+            output = outputs[0]
+            table = worked_table(classes=["cm-worked-table"])
+            table.source, table.line = cell.source, cell.line
+            table += nodes.caption("", nodes.Text(str(options["caption"])))
+            table.extend(output.children)
+            output.children = []
+            output += table
+            table.parent = output
+            name = nodes.fully_normalize_name(str(options["name"]))
+            table["names"].append(name)
+            self.document.note_explicit_target(table, table)
+
+
+def visit_html(self: Any, node: worked_table) -> None:
+    self.body.append(self.starttag(node, "div"))  # class cm-worked-table, id the name
+
+
+def depart_html(self: Any, node: worked_table) -> None:
+    self.body.append("</div>\n")
+
+
+def visit_skip(self: Any, node: worked_table) -> None:
+    pass
+
+
+def setup(app: Any) -> dict:
+    app.add_enumerable_node(worked_table, "table", html=(visit_html, depart_html),
+                            latex=(visit_skip, visit_skip), text=(visit_skip, visit_skip))
+    app.add_transform(WrapWorkedTables)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
