@@ -129,9 +129,18 @@ PLANTED_CH5 = [
     ("q6", "q6_pj = CASE.watts / 1600", "pj_units", "ch5-measured"),
 ]
 
+PLANTED_CH6 = [
+    ("q4", "def job_mtbf_h(rate_per_1000, gpus, gpus_per_node=8):\n    return 24 / (gpus * rate_per_1000 / 1000)\n"
+           "q4_mtbf_min = tuple(60 * job_mtbf_h(r, CASE.q4_gpus) for r in (2.34, llama3_rate, 6.50))",
+     "gpus_as_nodes", "ch6-failures"),
+    ("q4", "q4_mtbf_min = tuple(m / 60 for m in q4_mtbf_min)", "hours_vs_seconds", "ch2-divides"),
+    ("q6", "q6_dp_share = middle.dp_exposed_s / middle.compute_s", "compute_as_loss", "ch6-predict"),
+    ("q6", "q6_overlap_at_par = 1 - q6_overlap_at_par", "swapped", "ch1-scaling"),
+]
+
 PLANTED = ([("ch01_exercises", *row) for row in PLANTED_CH1] + [("ch02_exercises", *row) for row in PLANTED_CH2]
            + [("ch03_exercises", *row) for row in PLANTED_CH3] + [("ch04_exercises", *row) for row in PLANTED_CH4]
-           + [("ch05_exercises", *row) for row in PLANTED_CH5])
+           + [("ch05_exercises", *row) for row in PLANTED_CH5] + [("ch06_exercises", *row) for row in PLANTED_CH6])
 
 
 @pytest.mark.parametrize("stem, question, planted, key, section", PLANTED,
@@ -141,6 +150,7 @@ def test_planted_mistakes_are_named_on_drawn_cases(graders, stem, question, plan
     import clustermath.feedback.placement  # noqa: F401
     import clustermath.feedback.fabric_designs  # noqa: F401
     import clustermath.feedback.scaleup  # noqa: F401
+    import clustermath.feedback.validation  # noqa: F401
     import plan as plans_mod
     import verdict
     from clustermath.feedback import CATALOGUE
