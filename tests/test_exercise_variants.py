@@ -125,6 +125,11 @@ PLANTED_CH4 = [
 ]
 
 PLANTED_CH5 = [
+    ("q1", "q1_rack = CASE.q1_failed % 16", "mod_of_failed", "ch5-fragmentation"),
+    ("q1", "q1_servers = 8 * CASE.q1_failed", "failed_counted_as_idle", "ch5-fragmentation"),
+    ("q3", "q3_k4 = smallest_hops(CASE.q3_tp, 4, CASE.q3_rate, 0.005)", "eight_gpu_rate_for_four", "ch5-trace"),
+    ("q3", "q3_k4 = smallest_hops(CASE.q3_tp, 4, 1 - (1 - CASE.q3_rate) ** 0.125, 0.005)", "gpu_rate_per_node",
+     "ch5-trace"),
     ("q6", "q6_light = 1 - CASE.loss_db / 10", "db_linear", "ch5-measured"),
     ("q6", "q6_pj = CASE.watts / 1600", "pj_units", "ch5-measured"),
 ]
