@@ -120,8 +120,12 @@ PLANTED_CH4 = [
     ("q1", "q1_queued_mb = (CASE.senders - 1) * 800 * (CASE.rtt_us + CASE.notify_us) * 1e-3", "bits_for_bytes",
      "ch4-incast"),
     ("q1", "q1_queued_mb = (CASE.senders - 1) * 100 * CASE.rtt_us * 1e-3", "window_rtt_only", "ch4-incast"),
+    ("q2", "q2_removed_musd = q2_removed_musd / 2", "link_ends_once", "ch4-spine-cost"),
+    ("q3", "q3_idle = CASE.q3_flows * (1 - 1 / CASE.q3_flows) ** CASE.q3_links", "n_k_swapped", "ch4-hashing"),
     ("q4", "q4_availability = CASE.target", "all_up_as_per_host", "ch4-redundancy"),
     ("q4", "q4_availability = 1 - (1 - CASE.target) / 1024", "linear_availability", "ch4-redundancy"),
+    ("q5", "q5_uplinks = math.floor(CASE.q5_downlinks * 1.125)", "floor_uplinks", "ch4-redundancy"),
+    ("q6", "q6_building_gpus = q6_building_gpus + 1", "off_by_one", "ch4-choose"),
 ]
 
 PLANTED_CH5 = [
