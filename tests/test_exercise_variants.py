@@ -112,6 +112,12 @@ PLANTED_CH1 = [
 PLANTED_CH3 = [
     ("q1", "q1_racks = CASE.q1_pp * CASE.q1_dp // 4", "partial_domain_dropped", "ch3-llama-nvl72"),
     ("q1", "q1_idle = 32", "stranded_ignored", "ch3-misfits"),
+    ("q2", "q2_hops = (16 * 128 - 1) // (CASE.q2_domain // 8)", "hops_across_replicas", "ch3-rank-order"),
+    ("q2", "q2_hops = 8 * q2_hops", "links_vs_hops", "ch3-rank-order"),
+    ("q3", "q3_inside = counts_by_order(8, CASE.q3_pp, CASE.q3_dp, 72, 'tp,pp,dp')[0]", "tp_innermost_assumed",
+     "ch3-order"),
+    ("q3", "q3_crossing = counts_by_order(8, CASE.q3_pp, CASE.q3_dp, 72, 'tp,pp,dp')[1]", "tp_innermost_assumed",
+     "ch3-order"),
     ("q4", "q4_tokens = q4_tokens * (CASE.q4_pp - 1) / CASE.q4_pp", "stage_average_dropped", "ch3-three-cuts"),
     ("q4", "q4_pipeline_heavier = True", "per_step_not_per_replica", "ch3-three-cuts"),
 ]
