@@ -107,6 +107,8 @@ PLANTED_CH1 = [
     ("q3", "q3_microbatches = CASE.hbm_mb // (CASE.layers * CASE.act_mb)", "whole_model_per_stage", "ch1-pipeline"),
     ("q3", "q3_microbatches = q3_microbatches + 1", "off_by_one", "ch1-activations"),
     ("q6", "q6_step_64 = float(CASE.step_mean_ms)", "assume_uniform", "ch1-stragglers"),
+    ("q8", "q8_binding = 'leaf'", "one_level_fabric", "ch1-fabric"),
+    ("q8", "q8_max_demand_gbps = 800 / (2 * CASE.q8_spine)", "ratios_for_all_traffic", "ch1-fabric"),
 ]
 
 PLANTED_CH3 = [
