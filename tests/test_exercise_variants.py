@@ -109,6 +109,9 @@ PLANTED_CH1 = [
     ("q6", "q6_step_64 = float(CASE.step_mean_ms)", "assume_uniform", "ch1-stragglers"),
     ("q8", "q8_binding = 'leaf'", "one_level_fabric", "ch1-fabric"),
     ("q8", "q8_max_demand_gbps = 800 / (2 * CASE.q8_spine)", "ratios_for_all_traffic", "ch1-fabric"),
+    ("q10", "q10_min_nodes = next(k for k in range(1, 10 ** 6) if 24 * k / CASE.q10_mtbf_h * 30 > 60)", "truncation",
+     "ch1-failures"),
+    ("q10", "q10_min_nodes = q10_min_nodes - 1", "off_by_one", "ch1-failures"),
 ]
 
 PLANTED_CH3 = [
