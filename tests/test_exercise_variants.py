@@ -107,11 +107,22 @@ PLANTED_CH1 = [
     ("q3", "q3_microbatches = CASE.hbm_mb // (CASE.layers * CASE.act_mb)", "whole_model_per_stage", "ch1-pipeline"),
     ("q3", "q3_microbatches = q3_microbatches + 1", "off_by_one", "ch1-activations"),
     ("q6", "q6_step_64 = float(CASE.step_mean_ms)", "assume_uniform", "ch1-stragglers"),
+    ("q8", "q8_binding = 'leaf'", "one_level_fabric", "ch1-fabric"),
+    ("q8", "q8_max_demand_gbps = 800 / (2 * CASE.q8_spine)", "ratios_for_all_traffic", "ch1-fabric"),
+    ("q10", "q10_min_nodes = next(k for k in range(1, 10 ** 6) if 24 * k / CASE.q10_mtbf_h * 30 > 60)", "truncation",
+     "ch1-failures"),
+    ("q10", "q10_min_nodes = q10_min_nodes - 1", "off_by_one", "ch1-failures"),
 ]
 
 PLANTED_CH3 = [
     ("q1", "q1_racks = CASE.q1_pp * CASE.q1_dp // 4", "partial_domain_dropped", "ch3-llama-nvl72"),
     ("q1", "q1_idle = 32", "stranded_ignored", "ch3-misfits"),
+    ("q2", "q2_hops = (16 * 128 - 1) // (CASE.q2_domain // 8)", "hops_across_replicas", "ch3-rank-order"),
+    ("q2", "q2_hops = 8 * q2_hops", "links_vs_hops", "ch3-rank-order"),
+    ("q3", "q3_inside = counts_by_order(8, CASE.q3_pp, CASE.q3_dp, 72, 'tp,pp,dp')[0]", "tp_innermost_assumed",
+     "ch3-order"),
+    ("q3", "q3_crossing = counts_by_order(8, CASE.q3_pp, CASE.q3_dp, 72, 'tp,pp,dp')[1]", "tp_innermost_assumed",
+     "ch3-order"),
     ("q4", "q4_tokens = q4_tokens * (CASE.q4_pp - 1) / CASE.q4_pp", "stage_average_dropped", "ch3-three-cuts"),
     ("q4", "q4_pipeline_heavier = True", "per_step_not_per_replica", "ch3-three-cuts"),
 ]
@@ -120,18 +131,36 @@ PLANTED_CH4 = [
     ("q1", "q1_queued_mb = (CASE.senders - 1) * 800 * (CASE.rtt_us + CASE.notify_us) * 1e-3", "bits_for_bytes",
      "ch4-incast"),
     ("q1", "q1_queued_mb = (CASE.senders - 1) * 100 * CASE.rtt_us * 1e-3", "window_rtt_only", "ch4-incast"),
+    ("q2", "q2_removed_musd = q2_removed_musd / 2", "link_ends_once", "ch4-spine-cost"),
+    ("q3", "q3_idle = CASE.q3_flows * (1 - 1 / CASE.q3_flows) ** CASE.q3_links", "n_k_swapped", "ch4-hashing"),
     ("q4", "q4_availability = CASE.target", "all_up_as_per_host", "ch4-redundancy"),
     ("q4", "q4_availability = 1 - (1 - CASE.target) / 1024", "linear_availability", "ch4-redundancy"),
+    ("q5", "q5_uplinks = math.floor(CASE.q5_downlinks * 1.125)", "floor_uplinks", "ch4-redundancy"),
+    ("q6", "q6_building_gpus = q6_building_gpus + 1", "off_by_one", "ch4-choose"),
 ]
 
 PLANTED_CH5 = [
+    ("q1", "q1_rack = CASE.q1_failed % 16", "mod_of_failed", "ch5-fragmentation"),
+    ("q1", "q1_servers = 8 * CASE.q1_failed", "failed_counted_as_idle", "ch5-fragmentation"),
+    ("q3", "q3_k4 = smallest_hops(CASE.q3_tp, 4, CASE.q3_rate, 0.005)", "eight_gpu_rate_for_four", "ch5-trace"),
+    ("q3", "q3_k4 = smallest_hops(CASE.q3_tp, 4, 1 - (1 - CASE.q3_rate) ** 0.125, 0.005)", "gpu_rate_per_node",
+     "ch5-trace"),
     ("q6", "q6_light = 1 - CASE.loss_db / 10", "db_linear", "ch5-measured"),
     ("q6", "q6_pj = CASE.watts / 1600", "pj_units", "ch5-measured"),
 ]
 
+PLANTED_CH6 = [
+    ("q4", "def job_mtbf_h(rate_per_1000, gpus, gpus_per_node=8):\n    return 24 / (gpus * rate_per_1000 / 1000)\n"
+           "q4_mtbf_min = tuple(60 * job_mtbf_h(r, CASE.q4_gpus) for r in (2.34, llama3_rate, 6.50))",
+     "gpus_as_nodes", "ch6-failures"),
+    ("q4", "q4_mtbf_min = tuple(m / 60 for m in q4_mtbf_min)", "hours_vs_seconds", "ch2-divides"),
+    ("q6", "q6_dp_share = middle.dp_exposed_s / middle.compute_s", "compute_as_loss", "ch6-predict"),
+    ("q6", "q6_overlap_at_par = 1 - q6_overlap_at_par", "swapped", "ch1-scaling"),
+]
+
 PLANTED = ([("ch01_exercises", *row) for row in PLANTED_CH1] + [("ch02_exercises", *row) for row in PLANTED_CH2]
            + [("ch03_exercises", *row) for row in PLANTED_CH3] + [("ch04_exercises", *row) for row in PLANTED_CH4]
-           + [("ch05_exercises", *row) for row in PLANTED_CH5])
+           + [("ch05_exercises", *row) for row in PLANTED_CH5] + [("ch06_exercises", *row) for row in PLANTED_CH6])
 
 
 @pytest.mark.parametrize("stem, question, planted, key, section", PLANTED,
@@ -141,6 +170,7 @@ def test_planted_mistakes_are_named_on_drawn_cases(graders, stem, question, plan
     import clustermath.feedback.placement  # noqa: F401
     import clustermath.feedback.fabric_designs  # noqa: F401
     import clustermath.feedback.scaleup  # noqa: F401
+    import clustermath.feedback.validation  # noqa: F401
     import plan as plans_mod
     import verdict
     from clustermath.feedback import CATALOGUE
