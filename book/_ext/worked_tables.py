@@ -25,6 +25,12 @@ class worked_table(nodes.General, nodes.Element):  # noqa: N801 (docutils' node 
     """A code cell's printed table, with a caption and a name; numbered as a table."""
 
 
+class table_box(nodes.General, nodes.Element):  # noqa: N801 (docutils' node naming)
+    """The box a worked table scrolls sideways in (myst-nb's ``output text_html``), reachable by
+    keyboard: ``tabindex="0"``, ``role="region"`` and the caption as its name, so a reader without a
+    mouse can scroll a table wider than the column (axe-core: scrollable-region-focusable)."""
+
+
 def table_options(metadata: dict) -> dict | None:
     """The ``cm.table`` entry of a cell's metadata ({"name", "caption"}), or None if absent."""
     entry = (metadata.get("cm") or {}).get("table")
@@ -63,6 +69,14 @@ class WrapWorkedTables(SphinxTransform):
             table.source, table.line = cell.source, cell.line
             table += nodes.caption("", nodes.Text(str(options["caption"])))
             table.extend(output.children)
+            for raw in list(table.findall(nodes.raw)):
+                if "text_html" in raw.get("classes", []):
+                    # myst-nb's HTML output (inside its mime-bundle container): a raw node whose
+                    # classes the writer turns into the div that scrolls; the box draws that div
+                    box = table_box(classes=list(raw["classes"]), label=str(options["caption"]))
+                    raw.parent.replace(raw, box)
+                    raw["classes"] = []
+                    box += raw
             output.children = []
             output += table
             table.parent = output
@@ -79,12 +93,18 @@ def depart_html(self: Any, node: worked_table) -> None:
     self.body.append("</div>\n")
 
 
-def visit_skip(self: Any, node: worked_table) -> None:
+def visit_box_html(self: Any, node: table_box) -> None:
+    self.body.append(self.starttag(node, "div", tabindex="0", role="region", **{"aria-label": node["label"]}))
+
+
+def visit_skip(self: Any, node: nodes.Element) -> None:
     pass
 
 
 def setup(app: Any) -> dict:
     app.add_enumerable_node(worked_table, "table", html=(visit_html, depart_html),
                             latex=(visit_skip, visit_skip), text=(visit_skip, visit_skip))
+    app.add_node(table_box, html=(visit_box_html, depart_html), latex=(visit_skip, visit_skip),
+                 text=(visit_skip, visit_skip))
     app.add_transform(WrapWorkedTables)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

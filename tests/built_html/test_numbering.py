@@ -100,6 +100,19 @@ def test_every_printed_table_is_numbered_with_its_caption(page):
 
 
 @pytest.mark.parametrize("page", CHAPTERS, ids=lambda p: p.stem)
+def test_every_printed_table_scrolls_in_a_box_the_keyboard_reaches(page):
+    # A table wider than the column scrolls sideways in its output box; without a tab stop a reader
+    # without a mouse cannot scroll it (axe-core: scrollable-region-focusable, serious). Each worked
+    # table's box is a named region with tabindex 0, named by the table's caption.
+    html = page.read_text(encoding="utf-8")
+    wrappers = re.findall(r'<div class="cm-worked-table" id="([^"]+)">\s*<p>.*?</p>(.*?)<table', html, re.S)
+    assert wrappers, f"{page.name}: no worked table"
+    for name, between in wrappers:
+        box = re.search(r'<div aria-label="([^"]+)" class="output text_html" role="region" tabindex="0">', between)
+        assert box, f"{page.name}: {name}'s table does not scroll in a box the keyboard reaches"
+
+
+@pytest.mark.parametrize("page", CHAPTERS, ids=lambda p: p.stem)
 def test_every_numbered_reference_resolves_to_its_number(page):
     html = page.read_text(encoding="utf-8")
     assert 'class="xref std std-numref' not in html, f"{page.name}: a {{numref}} that did not resolve"
