@@ -45,6 +45,11 @@ def printed_numbers(notebook: pathlib.Path) -> list[float]:
                 if kind in data:
                     part = "".join(data[kind])
                     texts.append(html.unescape(re.sub(r"<[^>]+>", " ", part)) if kind == "text/html" else part)
+    return numbers_in(texts)
+
+
+def numbers_in(texts: list[str]) -> list[float]:
+    """Every non-zero number the texts print (thousands separators and the minus sign read)."""
     numbers = []
     for text in texts:
         for token in NUMBER.findall(text):
@@ -120,18 +125,8 @@ def test_no_graded_answer_is_a_number_the_chapter_prints(master, chapter):
 def prompt_numbers(master: pathlib.Path) -> list[float]:
     """Every number in a master's prompts: its markdown cells that the student copy keeps."""
     nb = json.loads(master.read_text())
-    numbers = []
-    for cell in nb["cells"]:
-        tags = cell.get("metadata", {}).get("tags", [])
-        if cell["cell_type"] != "markdown" or "solutions-only" in tags:
-            continue
-        for token in NUMBER.findall(_source(cell)):
-            token = token.replace(",", "").replace("−", "-")
-            try:
-                numbers.append(float(token))
-            except ValueError:
-                continue
-    return [x for x in numbers if x != 0.0]
+    return numbers_in([_source(cell) for cell in nb["cells"] if cell["cell_type"] == "markdown"
+                       and "solutions-only" not in cell.get("metadata", {}).get("tags", [])])
 
 
 @pytest.mark.parametrize("master", sorted(PAIRS))

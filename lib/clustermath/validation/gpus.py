@@ -104,6 +104,11 @@ _HOPPER_SHEET = ("table reproduced by HPC Tech (archive-lib.hpctech.co.jp/gpupro
                  "1,979 BF16/FP16, 3,958 FP8, 989 TF32 TFLOP/s with sparsity ('1/2 lower without'), "
                  "132 SMs, NVLink 900 GB/s; dense values also on glennklockwood.com/garden/processors/h100 "
                  "(989.4 BF16; the measurements' rows round it to 989, kept here)")
+# every value of these records was read second-hand (no vendor PDF could be opened here); the A100
+# has no FP8, so its zero FP8 peak is no reading
+_ALL_READ_SECOND_HAND = ("bf16_tflops", "fp8_tflops", "tf32_tflops", "memory_TBps", "memory_GB",
+                         "scale_up_GBps", "sms")
+_A100_READ_SECOND_HAND = tuple(name for name in _ALL_READ_SECOND_HAND if name != "fp8_tflops")
 _BLACKWELL_BRIEF = ("NVIDIA Blackwell architecture technical brief, as tabulated on "
                     "glennklockwood.com/garden/processors/B200 (dense: HGX B200 at 1,000 W 2,250 BF16, 4,500 "
                     "FP8, 1,100 TF32; GB200 at 1,200 W 2,500, 5,000, 1,250 TFLOP/s); 8 TB/s HBM3e and NVLink 5 "
@@ -114,38 +119,34 @@ GPUS: dict[str, Gpu] = {g.name: g for g in (
     Gpu("A100-SXM4-40GB", bf16_tflops=312.0, fp8_tflops=0.0, tf32_tflops=156.0, memory_TBps=1.555,
         memory_GB=40.0, scale_up_GBps=300.0, scale_up_gpus=8, sms=108,
         source=_A100_SHEET + "; HBM2 1,555 GB/s (40 GB part)",
-        second_hand=("bf16_tflops", "tf32_tflops", "memory_TBps", "memory_GB", "scale_up_GBps", "sms")),
+        second_hand=_A100_READ_SECOND_HAND),
     Gpu("A100-SXM4-80GB", bf16_tflops=312.0, fp8_tflops=0.0, tf32_tflops=156.0, memory_TBps=2.039,
         memory_GB=80.0, scale_up_GBps=300.0, scale_up_gpus=8, sms=108,
         source=_A100_SHEET + "; HBM2e 2,039 GB/s (80 GB part)",
-        second_hand=("bf16_tflops", "tf32_tflops", "memory_TBps", "memory_GB", "scale_up_GBps", "sms")),
+        second_hand=_A100_READ_SECOND_HAND),
     Gpu("H100-SXM5-80GB", bf16_tflops=989.0, fp8_tflops=1979.0, tf32_tflops=494.5, memory_TBps=3.35,
         memory_GB=80.0, scale_up_GBps=450.0, scale_up_gpus=8, sms=132,
         source="NVIDIA H100 Tensor Core GPU data sheet, H100 SXM column: " + _HOPPER_SHEET
         + "; HBM3 3,350 GB/s",
-        second_hand=("bf16_tflops", "fp8_tflops", "tf32_tflops", "memory_TBps", "memory_GB", "scale_up_GBps",
-                     "sms")),
+        second_hand=_ALL_READ_SECOND_HAND),
     Gpu("H200-SXM-141GB", bf16_tflops=989.0, fp8_tflops=1979.0, tf32_tflops=494.5, memory_TBps=4.8,
         memory_GB=141.0, scale_up_GBps=450.0, scale_up_gpus=8, sms=132,
         source="NVIDIA H200 Tensor Core GPU data sheet, H200 SXM column: the H100 SXM's tensor-core peaks "
         "(same GH100 die and clocks), 141 GB HBM3e at 4.8 TB/s, NVLink 900 GB/s; read on "
         "lzwjava.github.io/nvidia-h200-gpu-specs-en and aiwiki.ai/wiki/nvidia_h200, peaks as for the "
         "H100 (" + _HOPPER_SHEET + ")",
-        second_hand=("bf16_tflops", "fp8_tflops", "tf32_tflops", "memory_TBps", "memory_GB", "scale_up_GBps",
-                     "sms")),
+        second_hand=_ALL_READ_SECOND_HAND),
     Gpu("B200-SXM-180GB", bf16_tflops=2250.0, fp8_tflops=4500.0, tf32_tflops=1100.0, memory_TBps=8.0,
         memory_GB=180.0, scale_up_GBps=900.0, scale_up_gpus=8, sms=148,
         source="DGX/HGX B200 (8 GPUs, 1,000 W each): " + _BLACKWELL_BRIEF
         + "; 180 GB as MLPerf's system files name the part (B200-SXM-180GB)",
-        second_hand=("bf16_tflops", "fp8_tflops", "tf32_tflops", "memory_TBps", "memory_GB", "scale_up_GBps",
-                     "sms")),
+        second_hand=_ALL_READ_SECOND_HAND),
     Gpu("GB200-NVL72", bf16_tflops=2500.0, fp8_tflops=5000.0, tf32_tflops=1250.0, memory_TBps=8.0,
         memory_GB=186.0, scale_up_GBps=900.0, scale_up_gpus=72, sms=148,
         source="GB200 NVL72 (72 GPUs in one NVLink domain, 1,200 W each): " + _BLACKWELL_BRIEF
         + "; 186 GB as MLPerf's GB200 system files print it. A GPU catalogue page (gpu.blog) prints 2,640 "
         "BF16 dense instead: not used",
-        second_hand=("bf16_tflops", "fp8_tflops", "tf32_tflops", "memory_TBps", "memory_GB", "scale_up_GBps",
-                     "sms")),
+        second_hand=_ALL_READ_SECOND_HAND),
 )}
 """Every GPU the measurements use, by the name ``measurements.csv`` gives it (``gpu_type``)."""
 
