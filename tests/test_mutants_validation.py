@@ -85,7 +85,7 @@ def params(l: int, h: int, s: int, v: int) -> float:
     ({"pp": 1, "gpus": 4}, "virtual_stages must be 1 when pp = 1 (interleaving needs a pipeline), got 2"),
     ({"layers": 1}, "layers must be at least pp = 2 (a layer per stage), got 1"),
     ({"cp": 2, "seq_len": 3071, "gpus": 16, "global_batch": 4}, "seq_len must be a multiple of cp = 2 tokens, got 3071"),
-    ({"heads": 7}, "heads must divide hidden = 512 and be a multiple of tp = 2, got 7"),
+    ({"heads": 7}, "heads must divide hidden = 512, got 7"),
     ({"kv_heads": 3}, "kv_heads must divide heads = 8, got 3"),
     ({"heads": None}, "kv_heads must be None when heads is None, got 4"),
 ])

@@ -52,7 +52,8 @@ COMPOSITIONS = ["test_ch1_worked_tables.py", "test_ch1_source_numbers.py", "test
 # `-k "not explorer"` leaves out, so it is not listed
 CH4 = ["test_fabric_designs.py", "test_mutants_fabric.py"]
 CH5 = ["test_scaleup.py", "test_scaleup_ring.py", "test_mutants_scaleup.py"]
-CH6 = ["test_predict_run.py", "test_predict_kernels.py", "test_holdout.py", "test_measurements.py", "test_mutants_validation.py",
+CH6 = ["test_predict_run.py", "test_predict_kernels.py", "test_predict_readable.py", "test_predict_unchanged.py",
+       "test_predict_switches.py", "test_holdout.py", "test_measurements.py", "test_mutants_validation.py",
        "test_mutants_predict.py", "test_mutants_data.py"]
 # the inputs on which listed "equivalents" turned out not to be (issue 21), for every group
 CLAIMS = "test_equivalence_claims.py"
@@ -72,7 +73,8 @@ MODULES: dict[str, list[str]] = {
     **{f"fabric_designs/{m}": CH4 for m in ("designs.py", "choice.py", "incast.py", "load_balance.py",
                                             "redundancy.py")},
     **{f"scaleup/{m}": CH5 for m in ("domains.py", "ring_builder.py")},
-    **{f"validation/{m}": CH6 for m in ("predict.py", "training_time.py", "measurements.py", "holdout.py")},
+    **{f"validation/{m}": CH6 for m in ("predict.py", "inputs.py", "training_time.py", "measurements.py",
+                                        "holdout.py")},
     "validation/gpus.py": ["test_gpus.py", CLAIMS],
     "validation/flop_counts.py": ["test_flop_counts.py", CLAIMS],
     "validation/gemm.py": ["test_gemm.py", CLAIMS],

@@ -2,7 +2,12 @@
 
 * ``predict``: ``predict_run``, one training step of a dense transformer from
   its shape, parallelism and hardware (FLOPs, bubble, exposed communication,
-  stragglers), its calibrated constants and the rows they were fitted on;
+  stragglers), typed as keywords; ``predict_step``, the same from the five records,
+  as the sum of its parts (one function each); its calibrated constants and the
+  rows they were fitted on;
+* ``inputs``: a run's inputs as five frozen records, each checked where it is made
+  (``ModelShape``, ``Layout``, ``Hardware``, ``Stack``, ``Constants``; ``check_fit``
+  for what needs two of them), and the constants' defaults;
 * ``flop_counts``: attention's FLOPs, full or causal, and a training step's FLOPs under each
   convention the sources count in (``step_flops``, ``convert_flop_rate``);
 * ``gemm``: one GEMM's time from its shape (tiles, waves, split-K, a size term and a roofline),
@@ -35,6 +40,8 @@ from .gemm import *  # noqa: F401,F403
 from .gemm import __all__ as _gemm_all
 from .gpus import *  # noqa: F401,F403
 from .gpus import __all__ as _gpus_all
+from .inputs import *  # noqa: F401,F403
+from .inputs import __all__ as _inputs_all
 from .predict import *  # noqa: F401,F403
 from .predict import __all__ as _predict_all
 from .training_time import *  # noqa: F401,F403
@@ -46,7 +53,7 @@ _MEASUREMENTS = (
     "disagreements", "family", "load_measurements", "peak_basis", "printed", "run_config",
 )
 
-__all__ = [*_flop_counts_all, *_gemm_all, *_gpus_all, *_predict_all, *_training_time_all]
+__all__ = [*_flop_counts_all, *_gemm_all, *_gpus_all, *_inputs_all, *_predict_all, *_training_time_all]
 """What ``from clustermath import *`` takes from this wing (the measurements' names are imported by name)."""
 
 

@@ -1,26 +1,83 @@
 """Chapter 6: the book's models composed into one prediction of a dense transformer's training step.
 
-``predict_run`` takes a published run's shape (model, batch, parallelism,
-hardware) and returns its step time split into the terms the earlier chapters
-model one at a time:
+``predict_run`` takes a published run's shape (model, batch, parallelism, hardware, stack) as
+keywords, makes the five frozen records of ``inputs`` from them (``ModelShape``, ``Layout``,
+``Hardware``, ``Stack``, ``Constants``), and ``predict_step`` returns its step time as the sum of the
+terms the earlier chapters model one at a time, each its own function here::
 
-* the FLOPs of a step, model FLOPs apart from hardware FLOPs (Narayanan et al.
-  2021, eq. 3; Korthikanti et al. 2022, appendix A), at a kernel efficiency
-  that grows with the model's width (``kernel_share``);
-* the pipeline bubble with interleaving, ``(p − 1)/(v·m)`` (Narayanan et al.
-  2021, §2.2), through chapter 1's ``bubble_fraction``;
-* the tensor-parallel all-reduces on the scale-up wire, the context-parallel
-  key/value exchange, the pipeline sends and the data-parallel gradient
-  all-reduce across the fabric, each a ring at chapter 1's ``ring_factor``
-  and a measured bus-bandwidth efficiency, minus the share hidden behind compute;
-* the straggler tax of chapter 2's ``straggler_tax``, for the slowest of the
-  job's ranks.
+    compute  = linear GEMMs / (N · peak · k · η(h))        k = 2 · fp8_efficiency with FP8, else 1
+             + attention GEMMs / (N · peak · η(h))         16-bit always       (predicted_flops, gemm_times)
+             + passes · elementwise_bytes / BW_mem         memory-bound        (memory_time)
+             + the output layer, on the last stage only    16-bit always       (output_layer_time)
+    tp, cp, pp, dp  collectives at α·steps + ring bytes / BW                 (transfers, collective_time)
+    exposed  = hidden_behind(comm, what runs beside it)   with overlap; all of it without (stage_time)
+    bubble   = bubble_time(work)  ·  straggler = straggler_time(work + bubble)             (predict_step)
 
-Every calibrated constant is a keyword argument whose default is its calibrated
-value; ``CALIBRATION`` holds the measured rows each was fitted on,
-``calibrate`` solves for one constant and ``calibrate_defaults`` refits them
-all, so the defaults can be reproduced (and are, in ``tests/test_predict_run.py``). Times in seconds, bandwidths in GB/s per GPU and
-direction (1 GB = 1e9 bytes), FLOP rates in TFLOP/s (1e12).
+* the FLOPs of a step, model FLOPs apart from hardware FLOPs (Narayanan et al. 2021, eq. 3;
+  Korthikanti et al. 2022, appendix A), at a kernel efficiency that grows with the model's width
+  (``kernel_share``), or each GEMM timed from its shape (``kernels=True``: ``kernel_layer_times``,
+  through ``gemm.gemm_time`` calibrated on published GEMM tables, causal attention at 16 bits);
+* the pipeline bubble with interleaving, ``(p − 1)/(v·m)`` (Narayanan et al. 2021, §2.2), through
+  chapter 1's ``bubble_fraction``;
+* the tensor-parallel all-reduces on the scale-up wire, the context-parallel key/value exchange, the
+  pipeline sends and the data-parallel gradient all-reduce across the fabric, each a ring at chapter
+  1's ``ring_factor`` and a measured bus-bandwidth efficiency, minus the share hidden behind compute;
+* the straggler tax of chapter 2's ``straggler_tax``, for the slowest of the job's ranks.
+
+What runs beside what, with ``overlap=True``: tensor-parallel collectives beside the linear GEMMs
+of their layers; pipeline sends beside the next micro-batch (one micro-batch's sends exposed);
+gradient buckets beside the backward of the last micro-batch, the last layer's bucket exposed; the
+distributed optimizer's parameter all-gather beside the first micro-batch's forward; FSDP's gather
+of each layer beside the previous layer's compute (the first layer's exposed) and its
+reduce-scatter beside the next layer's backward. Hidden transfers still cost ``overlap_slowdown``
+of their time (``hidden_behind``); ``tp_overlap``, ``pp_overlap`` and ``dp_overlap`` hide a further
+share by hand (default 0).
+
+Stages: the slowest stage sets the pipeline's pace. The fullest holds ``⌈l/p⌉`` layers; the last
+holds ``⌊l/p⌋`` (a balanced split gives its fewest layers to the stage with the output layer, as
+Llama 3 takes a layer off its last stage) and the output layer: ``3·2Vh`` FLOPs a token done by
+that stage's ``N/p`` GPUs alone (``output_layer_time``), at the 16-bit rate even with FP8
+(Megatron-Core's output layer is a ``ColumnParallelLinear``, not a Transformer Engine module, so
+``fp8_autocast`` leaves it in BF16). Each stage's layers are split into ``v`` chunks. With
+``p = 1`` the one stage holds everything and the logits are spread over every GPU. FSDP
+(``sharding="full"``) communicates inside every micro-batch, so its exposed time joins the
+pipeline's work; the other data-parallel traffic follows the last micro-batch. Recompute:
+``none``, ``selective`` (the attention scores; FlashAttention's backward recomputes them whatever
+the setting), ``full`` (a second forward of every layer).
+
+Calibrated constants (``CALIBRATION`` names the rows, ``calibrate_defaults`` refits them, so the
+defaults can be reproduced, and are, in ``tests/test_predict_run.py``): ``kernel_efficiency`` (η_∞)
+and ``kernel_half_width`` (h½), together on rows ``nar21-t2-04`` (the throughput row whose step is
+most purely compute, h = 20,480) and ``nar21-t1-01`` (the narrowest model, h = 2,304), chosen for
+those reasons before any validation error was seen; ``hopper_kernel_efficiency`` (η for a peak
+above 400 TFLOP/s, H100) on ``mosaic23-h100-70b-s2048-g64``, by the same rule among the 16-bit H100
+rows (the largest GEMM share of its predicted step; chosen after the H100 rows were seen to come
+out fast at the Ampere value, which the chapter says); ``bus_efficiency_up`` on ``nccl1455-ring-8``
+and ``bus_efficiency_out`` on ``nccl1221-4node`` (the largest-message ring rows, one per wire);
+``latency_s`` (α) on ``nccl1244-latency``, the only measured small-message row (a 4-byte
+all-reduce on 16 GPUs: 47.54 µs over 2⌈log₂ 16⌉ = 8 steps); ``straggler_cv`` on
+``ms24-evict-gain``. Stated, not fitted: ``fp8_efficiency`` (``FP8_GEMM_EFFICIENCY``),
+``overlap_slowdown`` (``OVERLAP_SLOWDOWN``), the bytes of ``elementwise_bytes``, the memory
+bandwidths, ``grad_bytes = 4`` (FP32 gradient reduction, Megatron-LM's
+``accumulate_allreduce_grads_in_fp32``) and ``PARAM_BYTES = 2``. The GPU by name (issue 43):
+``gpu`` (a name of ``gpus.GPUS`` or a ``Gpu``) fills ``peak_tflops``, ``scale_up_GBps``,
+``scale_up_gpus`` and ``memory_TBps`` where they are not given (``inputs.Hardware.of``).
+``causal_attention=True`` times the attention products as a causal kernel runs them, half the full
+products (``flop_counts.attention_flops``); the MFU and TFLOP/s keep the rows' own FLOP counts.
+
+Impossible input raises ``ValueError`` naming the argument and its range, where the record holding
+it is made (``inputs``): counts below 1, ``gpus`` not a multiple of ``tp·pp·cp``, ``global_batch``
+not a multiple of ``microbatch·dp``, ``virtual_stages > 1`` with ``pp = 1``, fewer layers than
+``virtual_stages·pp``, a stage of ``⌈l/p⌉`` layers that ``virtual_stages`` does not divide,
+``seq_len`` not a multiple of ``cp``, ``heads`` that ``hidden`` or ``tp`` cannot share,
+efficiencies outside (0, 1], overlaps outside [0, 1], an unknown switch value; and, because chapter
+1's ring and bubble models take 16-bit counts, a data-parallel group or ``v·m`` above 65,535.
+
+Times in seconds, bandwidths in GB/s per GPU and direction (1 GB = 1e9 bytes), FLOP rates in
+TFLOP/s (1e12). Sources: Narayanan et al. (2021) eqs. 2–3 and §§2.2, 3.2, 4.1; Korthikanti et al.
+(2022) appendix A; Rajbhandari et al. (2020) for ZeRO's bytes; Dao et al. (2022) for
+FlashAttention; chapter 1 (``ring_factor``, ``bubble_fraction``); chapter 2 (``straggler_tax``);
+Hockney and Jesshope (1981) for ``h½``.
 """
 from __future__ import annotations
 
@@ -28,63 +85,37 @@ import dataclasses
 import math
 from dataclasses import dataclass
 from statistics import NormalDist
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 from ..peak import U16_MAX, bubble_fraction, ring_factor
 from ..reliability import straggler_tax
-from ..validate import flag, one_of, probability, real, whole
-from .gpus import Gpu, gpu as gpu_named
+from ..validate import one_of, probability, real, whole
+from .gpus import Gpu
+from .inputs import (
+    BUS_EFFICIENCY_OUT, BUS_EFFICIENCY_UP, DP_OVERLAP, FP8_GEMM_EFFICIENCY, GRAD_BYTES, HEAD_DIM, KERNEL_EFFICIENCY,
+    KERNEL_EFFICIENCY_HOPPER, KERNEL_HALF_WIDTH, LATENCY_S, OVERLAP_SLOWDOWN, PRECISIONS, RECOMPUTE, SHARDINGS,
+    STRAGGLER_CV, Constants, Hardware, Layout, ModelShape, Stack, check_fit, memory_bandwidth_TBps,
+)
 from .kernels import CAUSAL_SHARE, attention_kernel_time, layer_kernel_time, logits_kernel_time
 
 __all__ = [
-    "BUS_EFFICIENCY_OUT", "BUS_EFFICIENCY_UP", "CALIBRATION", "CONSTANTS", "Calibrated", "Calibration",
-    "DP_OVERLAP", "FP8_GEMM_EFFICIENCY", "GRAD_BYTES", "HEAD_DIM", "KERNEL_EFFICIENCY", "KERNEL_EFFICIENCY_HOPPER",
-    "KERNEL_HALF_WIDTH",
-    "LATENCY_S", "METRICS", "OVERLAP_SLOWDOWN", "PARAM_BYTES", "PRECISIONS", "RECOMPUTE", "RunPrediction",
-    "SHARDINGS", "STRAGGLER_CV", "Stack", "calibrate", "calibrate_defaults", "collective_time", "compute_time",
-    "data_parallel_bytes", "elementwise_bytes", "elementwise_time", "hardware_flops", "hidden_behind",
-    "kernel_layer_times", "kernel_share", "latency_crossover_bytes", "layer_flops", "memory_bandwidth_TBps", "model_flops",
-    "output_layer_time", "parameter_count", "bubble_time", "predict_run", "slowest_of", "straggler_time",
+    "BUS_EFFICIENCY_OUT", "BUS_EFFICIENCY_UP", "CALIBRATION", "CONSTANTS", "Calibrated", "Calibration", "Constants",
+    "DP_OVERLAP", "FP8_GEMM_EFFICIENCY", "GRAD_BYTES", "HEAD_DIM", "Hardware", "KERNEL_EFFICIENCY",
+    "KERNEL_EFFICIENCY_HOPPER", "KERNEL_HALF_WIDTH", "LATENCY_S", "Layout", "METRICS", "ModelShape", "OVERLAP_SLOWDOWN",
+    "PARAM_BYTES", "PRECISIONS", "RECOMPUTE", "Rates", "RunPrediction", "SHARDINGS", "STRAGGLER_CV", "Stack", "Stage",
+    "StepFlops", "Transfers", "calibrate", "calibrate_defaults", "check_fit", "collective_time", "compute_time",
+    "data_parallel_bytes", "data_parallel_transfers", "elementwise_bytes", "elementwise_time", "fsdp_exposed",
+    "gemm_times", "gradient_exposed", "hardware_flops", "hidden_behind", "kernel_layer_times", "kernel_share",
+    "latency_crossover_bytes", "layer_flops", "memory_bandwidth_TBps", "memory_time", "model_flops",
+    "model_parallel_transfers", "output_layer_time", "parameter_count", "bubble_time", "predict_run", "predict_step",
+    "slowest_of", "stage_time", "predicted_flops", "straggler_time", "transfers", "wire_rates",
 ]
-
-RECOMPUTE = ("none", "selective", "full")
-"""Activation recomputation: none; the attention scores only (Korthikanti et al. 2022); every layer."""
 
 ACTIVATION_BYTES = 2
 """Bytes per activation element on the wire (BF16/FP16)."""
 
-# -- calibrated constants (see CALIBRATION for the rows) -----------------------------------
-
-KERNEL_EFFICIENCY = 0.700
-"""Share of the 16-bit peak the GEMMs sustain (fitted with KERNEL_HALF_WIDTH: CALIBRATION rows
-``nar21-t2-04`` and ``nar21-t1-01``)."""
-KERNEL_EFFICIENCY_HOPPER = 0.608
-"""Share of the 16-bit peak a Hopper GPU's (H100's) GEMMs sustain, used for a peak above 400 TFLOP/s
-(fitted: CALIBRATION row ``mosaic23-h100-70b-s2048-g64``). Added after looking: the H100 rows came
-out too fast at ``KERNEL_EFFICIENCY``, and the constant was introduced then, its row picked by the
-Ampere rule. A plausible reason, not a measured one: a Hopper's GEMMs reach a smaller share of their
-peak than an Ampere's, the 700 W power limit holding the clocks below the boost clock the peak is
-quoted at."""
-KERNEL_HALF_WIDTH = 51.0
-"""Hidden size at which the GEMMs reach half of ``KERNEL_EFFICIENCY`` (Hockney's n½). Fitted with
-KERNEL_EFFICIENCY, it lands near 0 (51, against hidden sizes of 2,304 and up: the 1.7 B row's GEMMs
-keep 98% of η_∞): once the memory-bound work of ``elementwise_bytes`` is counted, the narrow rows
-need almost no slower GEMMs; the width law of the 2021 runs is that traffic (their unfused softmax
-above all), not the GEMMs. (It sat at its bound 0 while the output layer was spread over every
-stage; on the last stage it takes time from the wide rows, and η_∞ rises to meet them.)"""
-BUS_EFFICIENCY_UP = 0.82
-"""Ring all-reduce bus bandwidth over the scale-up link rate (CALIBRATION[2])."""
-BUS_EFFICIENCY_OUT = 0.80
-"""Ring all-reduce bus bandwidth over the scale-out (NIC) rate (CALIBRATION[3])."""
-DP_OVERLAP = 0.0
-"""Share of the data-parallel traffic hidden by hand beyond what ``overlap`` computes (not fitted)."""
-LATENCY_S = 5.94e-6
-"""α, the latency of one step of a collective, s: the 4-byte all-reduce of row ``nccl1244-latency``
-(47.54 µs on 16 GPUs) over its 2⌈log₂ 16⌉ = 8 steps."""
-STRAGGLER_CV = 0.0018
-"""Coefficient of variation of one rank's step time (CALIBRATION[5])."""
-GRAD_BYTES = 4
-"""Bytes per gradient element in the data-parallel reduction: FP32 (not fitted; see ``predict_run``)."""
+PARAM_BYTES = 2
+"""Bytes per parameter element a sharded stack gathers: 16-bit weights (FP8 runs keep them too)."""
 
 
 # -- the FLOPs of a step --------------------------------------------------------------------
@@ -175,9 +206,12 @@ def kernel_share(hidden: float, *, efficiency: float = KERNEL_EFFICIENCY,
 
     Source: Hockney and Jesshope (1981), ``r = r_∞ · n/(n + n½)``.
     """
-    h = real("hidden", hidden, low_open=True)
-    eta = probability("efficiency", efficiency, low_open=True)
-    half = real("half_width", half_width)
+    return _kernel_share(real("hidden", hidden, low_open=True), probability("efficiency", efficiency, low_open=True),
+                         real("half_width", half_width))
+
+
+def _kernel_share(h: float, eta: float, half: float) -> float:
+    """``kernel_share``'s formula, for inputs a record has checked."""
     return eta * h / (h + half)
 
 
@@ -287,67 +321,6 @@ def _link(bandwidth_GBps: float, efficiency: float) -> float:
 
 def _seconds(nbytes: float, rate: float) -> float:
     return 0.0 if nbytes == 0.0 or math.isinf(rate) else nbytes / rate
-
-
-# -- the stack's switches ---------------------------------------------------------------------------
-
-PRECISIONS = ("bf16", "fp16", "fp8")
-"""Arithmetic of the linear layers' GEMMs: 16-bit (``bf16``, ``fp16``, the same peak) or 8-bit."""
-SHARDINGS = ("none", "optimizer", "full")
-"""Data-parallel state: replicated; ZeRO-1 (Megatron's distributed optimizer); ZeRO-3 (FSDP)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Stack:
-    """The switches a training stack states in its configuration; the defaults are Megatron-LM's
-    2021 stack (Narayanan et al. 2021), the stack of most rows in ``measurements.csv``.
-
-    ``sequence_parallel = None`` means "as the run's ``tp`` implies": off (the 2021 default).
-    """
-
-    precision: str = "bf16"
-    sharding: str = "none"
-    overlap: bool = False
-    flash_attention: bool = False
-    gated_mlp: bool = False
-    sequence_parallel: bool | None = None
-
-    def checked(self) -> "Stack":
-        """The record with every switch checked (``ValueError`` naming the switch otherwise)."""
-        sp = None if self.sequence_parallel is None else _switch("sequence_parallel", self.sequence_parallel)
-        return Stack(str(one_of("precision", self.precision, PRECISIONS)),
-                     str(one_of("sharding", self.sharding, SHARDINGS)), flag("overlap", self.overlap),
-                     _switch("flash_attention", self.flash_attention), flag("gated_mlp", self.gated_mlp), sp)
-
-
-def _switch(name: str, value: object) -> bool:
-    """A boolean switch; the CSV's ``yes``/``no`` read as True/False."""
-    if isinstance(value, str) and value in ("yes", "no"):
-        return value == "yes"
-    return flag(name, value)
-
-
-# -- constants of the physics (stated, not fitted) ---------------------------------------------------
-
-PARAM_BYTES = 2
-"""Bytes per parameter element a sharded stack gathers: 16-bit weights (FP8 runs keep them too)."""
-FP8_GEMM_EFFICIENCY = 0.80
-"""Share of its 16-bit efficiency an FP8 GEMM keeps against the doubled 8-bit peak (assumed, not
-fitted): per-tensor scaling, the FP8 GEMMs' higher demand on operand bandwidth and the smaller
-tiles of Hopper's FP8 path keep large FP8 GEMMs near 1.6× the BF16 rate, not 2×."""
-OVERLAP_SLOWDOWN = 0.10
-"""Share of a hidden transfer's time that the compute it runs beside still loses (assumed): the
-collective's kernels occupy streaming multiprocessors and memory bandwidth while they run."""
-HEAD_DIM = 128
-"""Head dimension assumed when ``heads`` is not given (the attention scores' traffic needs a count)."""
-
-
-def memory_bandwidth_TBps(peak_tflops: float) -> float:
-    """Default HBM bandwidth of a GPU with this 16-bit dense peak, TB/s: H100 SXM's 3.35 above
-    400 TFLOP/s (989 TFLOP/s), A100's 2.0 below (312 TFLOP/s; 2.04 for the 80 GB SXM part, 1.56
-    for the 40 GB). Sources: NVIDIA's A100 and H100 datasheets."""
-    peak = real("peak_tflops", peak_tflops, low_open=True, unit="TFLOP/s")
-    return 3.35 if peak > 400.0 else 2.0
 
 
 # -- one function per part of the step ---------------------------------------------------------------
@@ -478,11 +451,14 @@ def output_layer_time(*, tokens: float, vocab: int, hidden: int, stages: int, ra
     Source: Narayanan et al. (2021), eq. 3's ``V/(12 h l)`` term (the logits), placed on the last
     stage as Megatron-LM's pipeline places it (the ``post_process`` stage builds the output layer).
     """
-    t = real("tokens", tokens)
-    v = whole("vocab", vocab, low=0, integral_only=False)
-    hh = whole("hidden", hidden, low=1, integral_only=False)
-    p = whole("stages", stages, low=1, high=U16_MAX, integral_only=False)
-    r = real("rate", rate, low_open=True, unit="FLOP/s")
+    return _output_layer_time(real("tokens", tokens), whole("vocab", vocab, low=0, integral_only=False),
+                              whole("hidden", hidden, low=1, integral_only=False),
+                              whole("stages", stages, low=1, high=U16_MAX, integral_only=False),
+                              real("rate", rate, low_open=True, unit="FLOP/s"))
+
+
+def _output_layer_time(t: float, v: int, hh: int, p: int, r: float) -> float:
+    """``output_layer_time``'s formula, for inputs the records have checked."""
     return 3.0 * 2.0 * v * hh * t * p / r
 
 
@@ -498,21 +474,6 @@ def straggler_time(busy: float, *, gpus: int, cv: float) -> tuple[float, float]:
     (chapter 2's ``straggler_tax``), s."""
     speed = 1.0 / (1.0 + cv * slowest_of(gpus))
     return (straggler_tax(speed=speed, gpus=gpus).step_time_factor - 1.0) * busy, speed
-
-
-def _hardware(gpu: object, peak_tflops: float | None, scale_up_GBps: float | None, scale_up_gpus: int | None,
-              memory_TBps: float | None, *, kernels: bool) -> tuple[Gpu | None, tuple]:
-    """The GPU record (``None`` without one) and the hardware numbers ``predict_run`` reads: each number
-    given wins, a missing one comes from the record (``gpus.Gpu.run_inputs``); the domain is 8 GPUs
-    without either. ``kernels`` needs a record."""
-    if gpu is None:
-        if kernels:
-            raise ValueError("gpu must name a GPU with a kernel table when kernels is True, got None")
-        return None, (peak_tflops, scale_up_GBps, 8 if scale_up_gpus is None else scale_up_gpus, memory_TBps)
-    record = gpu if isinstance(gpu, Gpu) else gpu_named(gpu)  # type: ignore[arg-type]
-    given = (peak_tflops, scale_up_GBps, scale_up_gpus, memory_TBps)
-    own = tuple(record.run_inputs[k] for k in ("peak_tflops", "scale_up_GBps", "scale_up_gpus", "memory_TBps"))
-    return record, tuple(o if g is None else g for g, o in zip(given, own))
 
 
 def kernel_layer_times(record: Gpu | None, *, hidden: int, ffn_hidden: int, vocab: int, seq_len: int, microbatch: int,
@@ -533,306 +494,349 @@ def kernel_layer_times(record: Gpu | None, *, hidden: int, ffn_hidden: int, voca
             microbatches * attention_passes * attention, microbatches * (out_f + out_b))
 
 
-def predict_run(*, layers: int, hidden: int, seq_len: int, vocab: int, global_batch: int,
-                microbatch: int, gpus: int, tp: int, pp: int, peak_tflops: float | None = None,
-                scale_up_GBps: float | None = None, scale_out_GBps: float, virtual_stages: int = 1,
-                recompute: str = "none", cp: int = 1, heads: int | None = None,
-                kv_heads: int | None = None, ffn_hidden: int | None = None, scale_up_gpus: int | None = None,
-                stack: Stack | None = None, precision: str | None = None, sharding: str | None = None,
-                overlap: bool | None = None, flash_attention: bool | None = None,
+# -- the step, part by part, from the records -----------------------------------------------------------
+
+class StepFlops(NamedTuple):
+    """The FLOPs of a step: per layer and token forward (``layer_flops``), passes, and the step's totals."""
+
+    linear: float
+    """Forward FLOPs of one layer's linear GEMMs per token."""
+    attention: float
+    """Forward FLOPs of one layer's attention products per token (full, as the rows count them)."""
+    logits: float
+    """Forward FLOPs of the output layer per token, ``2Vh``."""
+    linear_passes: float
+    """Forward-equivalents of the linear GEMMs a step runs: 3 (forward and backward), 4 with full recompute."""
+    attention_passes: float
+    """Forward-equivalents of the attention products: 3, plus 1 with selective recompute or FlashAttention
+    (its backward recomputes the scores), 4 with full recompute."""
+    model: float
+    """Model FLOPs of the step, ``3 T (l (linear + attention) + logits)`` for ``T = B·s`` tokens."""
+    hardware: float
+    """Executed FLOPs of the step, the passes above applied."""
+
+
+def predicted_flops(shape: ModelShape, layout: Layout, stack: Stack) -> StepFlops:
+    """A step's FLOPs from the model's shape: ``layer_flops`` per layer and token, ``2Vh`` for the logits,
+    the passes recomputation and FlashAttention add (Narayanan et al. 2021 eq. 3; Korthikanti et al. 2022)."""
+    full = layout.recompute == "full"
+    tokens = layout.global_batch * shape.seq_len
+    linear, attn = layer_flops(hidden=shape.hidden, seq_len=shape.seq_len, ffn_hidden=shape.mlp,
+                               kv_share=shape.kv_share, gated_mlp=stack.gated_mlp)
+    logits = 2.0 * shape.vocab * shape.hidden
+    model = 3.0 * tokens * (shape.layers * (linear + attn) + logits)
+    extra_attn = 1.0 if (layout.recompute == "selective" or stack.flash_attention) else 0.0  # one more QKᵀ, PV
+    linear_passes, attn_passes = (4.0 if full else 3.0), (4.0 if full else 3.0 + extra_attn)
+    hardware = tokens * (shape.layers * (linear_passes * linear + attn_passes * attn) + 3.0 * logits)
+    return StepFlops(linear, attn, logits, linear_passes, attn_passes, model, hardware)
+
+
+def gemm_times(shape: ModelShape, layout: Layout, hardware: Hardware, stack: Stack, constants: Constants,
+               flops: StepFlops) -> tuple[float, float, float]:
+    """(one layer's linear GEMMs, its attention products, the output layer) on one GPU of a stage in a step, s.
+
+    ``FLOPs · p / (N · peak · k · η(h))``: a stage's GPUs do ``p/N`` of the job's work for each of its
+    layers, at ``kernel_share``'s ``η(h)`` of the 16-bit peak; ``k = 2 · fp8_efficiency`` for the
+    linear GEMMs with FP8, else 1; attention and the output layer at 16 bits always (Megatron-Core's
+    output layer is a ``ColumnParallelLinear``, outside ``fp8_autocast``). ``causal_attention`` halves
+    the attention products (``kernels.CAUSAL_SHARE``); ``kernels`` times every GEMM from its shape
+    instead (``kernel_layer_times``)."""
+    n, p, tokens = layout.gpus, layout.pp, layout.global_batch * shape.seq_len
+    eta = _kernel_share(shape.hidden, constants.efficiency(hardware), constants.kernel_half_width)
+    rate16 = n * hardware.peak * eta
+    rate_linear = rate16 * (2.0 * constants.fp8_efficiency if stack.precision == "fp8" else 1.0)
+    layer_linear = compute_time(flops=tokens * p * flops.linear_passes * flops.linear, rate=rate_linear)
+    layer_attn = compute_time(flops=tokens * p * flops.attention_passes * flops.attention, rate=rate16)
+    output = _output_layer_time(tokens, shape.vocab, shape.hidden, p, rate16)
+    if constants.causal_attention:
+        layer_attn *= CAUSAL_SHARE
+    if constants.kernels:
+        return kernel_layer_times(
+            hardware.gpu, hidden=shape.hidden, ffn_hidden=shape.mlp, vocab=shape.vocab, seq_len=shape.seq_len,
+            microbatch=layout.microbatch, microbatches=layout.microbatches, tp=layout.tp, cp=layout.cp,
+            heads=shape.heads, kv_share=shape.kv_share, gated_mlp=stack.gated_mlp, precision=stack.precision,
+            linear_passes=flops.linear_passes, attention_passes=flops.attention_passes)
+    return layer_linear, layer_attn, output
+
+
+def memory_time(shape: ModelShape, layout: Layout, hardware: Hardware, stack: Stack) -> float:
+    """One layer's memory-bound work on one GPU in a step, s: ``passes · T/(d·c) · elementwise_bytes / BW_mem``
+    (each GPU of a stage handles its replica's ``T/(d·c)`` tokens; 3 passes, 4 with full recompute)."""
+    s, c = shape.seq_len, layout.cp
+    per_gpu_tokens = layout.global_batch * s / (layout.dp * c)
+    ew = elementwise_bytes(hidden=shape.hidden, ffn_hidden=shape.mlp, seq_len=s // c if stack.flash_attention else s,
+                           heads=shape.head_count, tp=layout.tp, sequence_parallel=bool(stack.sequence_parallel),
+                           flash_attention=stack.flash_attention, gated_mlp=stack.gated_mlp)
+    return elementwise_time(nbytes=per_gpu_tokens * ew, passes=4.0 if layout.recompute == "full" else 3.0,
+                            memory_TBps=hardware.memory_TBps)
+
+
+class Rates(NamedTuple):
+    """Bytes per second each group's collective gets: tensor, context, pipeline and data parallel."""
+
+    tp: float
+    cp: float
+    pp: float
+    dp: float
+
+
+def wire_rates(layout: Layout, hardware: Hardware, constants: Constants) -> Rates:
+    """Which wire each group uses, at its bus efficiency: the scale-up link while the group fits in one
+    domain of ``D`` GPUs, else the scale-out link. The members of one data-parallel group inside one
+    domain share its NICs: ``k = min(d·c, max(1, D/t))`` rings in parallel, at most the scale-up rate;
+    a group that fits in one domain (always so when the whole job does) stays on the scale-up wire."""
+    t, c, n, domain = layout.tp, layout.cp, layout.gpus, hardware.scale_up_gpus
+    up = _link(hardware.scale_up_GBps, constants.bus_efficiency_up)
+    out = _link(hardware.scale_out_GBps, constants.bus_efficiency_out)
+    ranks = layout.dp * c
+    k = min(ranks, max(1, domain // t))
+    return Rates(up if t <= domain else out, up if t * c <= domain else out, up if n <= domain else out,
+                 up if ranks <= k else min(up, k * out))
+
+
+class Transfers(NamedTuple):
+    """What a step sends, before any overlap, on one GPU, s (``layer_*``: per layer of its stage)."""
+
+    layer_tp: float
+    layer_cp: float
+    pp: float
+    grad: float
+    gather: float
+    parameters: float
+    """Parameters of the whole model (``_parameter_total``)."""
+    dp_bytes: float
+    """Bytes per rank the data-parallel group reduces and gathers (``data_parallel_bytes``)."""
+
+
+def model_parallel_transfers(shape: ModelShape, layout: Layout, rates: Rates,
+                             latency_s: float) -> tuple[float, float, float]:
+    """(one layer's tensor-parallel all-reduces, its context-parallel exchange, the pipeline sends) of a step, s.
+
+    TP: ``m · (4, 6 with full recompute) all-reduces of 2·b·(s/c)·h bytes``; CP: ``m · (2, 3) · 2``
+    exchanges of half the ``2·b·s·h·a_kv/(a·t)`` key/value bytes; PP: ``2·m·v`` sends of the activation
+    over ``t`` (Narayanan et al. 2021 §3.2; Korthikanti et al. 2022)."""
+    b, s, h, t, c, m = layout.microbatch, shape.seq_len, shape.hidden, layout.tp, layout.cp, layout.microbatches
+    full = layout.recompute == "full"
+    activation = ACTIVATION_BYTES * b * (s // c) * h
+    layer_tp = m * (6 if full else 4) * collective_time(activation, t, rates.tp, latency_s=latency_s)
+    kv = ACTIVATION_BYTES * b * s * h * shape.kv_share / t
+    layer_cp = (m * (3 if full else 2) * 2 * collective_time(kv / 2, c, rates.cp, latency_s=latency_s)
+                if c > 1 else 0.0)
+    send = collective_time(activation / t, 2, rates.pp, kind="send", latency_s=latency_s) if layout.pp > 1 else 0.0
+    return layer_tp, layer_cp, 2 * m * layout.virtual_stages * send
+
+
+def data_parallel_transfers(shape: ModelShape, layout: Layout, stack: Stack, rate: float,
+                            constants: Constants) -> tuple[float, float, float, float]:
+    """(gradient reduction, parameter gathering, the model's parameters, bytes per rank) of a step, s.
+
+    The bytes of ``data_parallel_bytes`` for one model-parallel shard, ``P/(t·p)``, in rings of ``d·c``
+    ranks; latency per call: one all-reduce bucket per layer of a stage without sharding, one
+    reduce-scatter and all-gather per layer (per layer and micro-batch with ``full``, whose gather runs
+    twice)."""
+    params = _parameter_total(shape.layers, shape.hidden, shape.seq_len, shape.vocab, shape.mlp, shape.kv_share,
+                              stack.gated_mlp)
+    m, ranks, alpha = layout.microbatches, layout.dp * layout.cp, constants.latency_s
+    stage_layers = -(-shape.layers // layout.pp)
+    grad_b, param_b = data_parallel_bytes(parameters=params / (layout.tp * layout.pp), sharding=stack.sharding,
+                                          grad_bytes=constants.grad_bytes, microbatches=m)
+    if stack.sharding == "none":
+        return (collective_time(grad_b, ranks, rate, latency_s=alpha * stage_layers), 0.0, params,
+                grad_b + param_b)
+    calls = stage_layers * (m if stack.sharding == "full" else 1)
+    grad = collective_time(grad_b, ranks, rate, kind="reduce_scatter", latency_s=alpha * calls)
+    gather = collective_time(param_b, ranks, rate, kind="all_gather",
+                             latency_s=alpha * calls * (2 if stack.sharding == "full" else 1))
+    return grad, gather, params, grad_b + param_b
+
+
+def transfers(shape: ModelShape, layout: Layout, hardware: Hardware, stack: Stack,
+              constants: Constants) -> Transfers:
+    """Every transfer of a step before overlap: ``model_parallel_transfers`` and ``data_parallel_transfers``
+    on the wires of ``wire_rates``."""
+    rates = wire_rates(layout, hardware, constants)
+    tp, cp, pp = model_parallel_transfers(shape, layout, rates, constants.latency_s)
+    return Transfers(tp, cp, pp, *data_parallel_transfers(shape, layout, stack, rates.dp, constants))
+
+
+class Stage(NamedTuple):
+    """One pipeline stage's step, s; compared as a tuple, its ``work`` first (the slower stage sets the pace)."""
+
+    work: float
+    compute: float
+    memory: float
+    tp_comm: float
+    cp_comm: float
+    tp_exposed: float
+    cp_exposed: float
+    pp_exposed: float
+    layers: int
+
+
+def stage_time(layers_in: int, head: float, times: tuple[float, float, float], sent: Transfers,
+               layout: Layout, stack: Stack, constants: Constants) -> Stage:
+    """A stage of ``layers_in`` layers (``head``: the output layer's time on the last stage, else 0).
+
+    ``work = compute + exposed TP + exposed CP + exposed PP``; ``compute`` = its layers' GEMMs and
+    memory-bound work (``times``: one layer's linear GEMMs, attention products and memory-bound work).
+    With ``overlap``: TP transfers hide behind their layers' linear GEMMs; pipeline sends behind the next
+    micro-batch's work (one micro-batch's sends exposed); each minus ``tp_overlap``/``pp_overlap`` by
+    hand. The context-parallel exchange hides behind the attention it overlaps (``hidden_behind``)."""
+    layer_linear, layer_attn, layer_memory = times
+    m, sigma = layout.microbatches, constants.overlap_slowdown
+    gemm_linear = layers_in * layer_linear + head
+    attention = layers_in * layer_attn
+    memory = layers_in * layer_memory
+    compute = gemm_linear + attention + memory
+    tp_comm, cp_comm, pp_comm = layers_in * sent.layer_tp, layers_in * sent.layer_cp, sent.pp
+    if stack.overlap:  # the sends hide behind the next micro-batch's work, the TP transfers it waits for included
+        tp_exp = hidden_behind(tp_comm, gemm_linear, slowdown=sigma)
+        pp_exp = hidden_behind(pp_comm, (compute + tp_exp) * (m - 1) / m, floor=pp_comm / m, slowdown=sigma)
+    else:
+        tp_exp, pp_exp = tp_comm, pp_comm
+    tp_exposed = (1.0 - constants.tp_overlap) * tp_exp
+    cp_exposed = max(0.0, cp_comm - attention)
+    pp_exposed = (1.0 - constants.pp_overlap) * pp_exp
+    return Stage(compute + tp_exposed + cp_exposed + pp_exposed, compute, memory, tp_comm, cp_comm,
+                 tp_exposed, cp_exposed, pp_exposed, layers_in)
+
+
+def fsdp_exposed(pace: Stage, sent: Transfers, layout: Layout, stack: Stack, constants: Constants,
+                 backward_share: float, linear_passes: float) -> float:
+    """Exposed time of FSDP's (``sharding="full"``) transfers, which run inside every micro-batch, s.
+
+    Without ``overlap``, all of them. With it, each layer's gather hides behind the previous layer's
+    forward and again behind its backward with the reduce-scatter; each micro-batch's first gather
+    has nothing before it (``hidden_behind`` per layer and micro-batch)."""
+    if not stack.overlap:
+        return sent.grad + sent.gather
+    sigma, m = constants.overlap_slowdown, layout.microbatches
+    per_layer_microbatch = m * pace.layers
+    per_layer = pace.work / per_layer_microbatch  # a layer's work, the transfers it waits for included
+    fwd, bwd = per_layer / linear_passes, per_layer * backward_share
+    g_layer, r_layer = sent.gather / (2 * per_layer_microbatch), sent.grad / per_layer_microbatch
+    return (per_layer_microbatch * (hidden_behind(g_layer, fwd, slowdown=sigma)
+                                    + hidden_behind(g_layer + r_layer, bwd, slowdown=sigma))
+            + m * (1 - sigma) * min(g_layer, fwd))
+
+
+def gradient_exposed(pace: Stage, bubble: float, sent: Transfers, layout: Layout, shape: ModelShape,
+                     stack: Stack, constants: Constants, backward_share: float, linear_passes: float) -> float:
+    """Exposed time of the data-parallel transfers without FSDP, which follow the last micro-batch, s.
+
+    Without ``overlap``, all of them. With it, the gradient buckets hide behind the last micro-batch's
+    backward and the drain (the last layer's bucket exposed), the distributed optimizer's parameter
+    all-gather behind the fill and the first forward (``hidden_behind``)."""
+    if not stack.overlap:
+        return sent.grad + sent.gather
+    sigma, stage_layers = constants.overlap_slowdown, -(-shape.layers // layout.pp)
+    last_mb = pace.work / layout.microbatches
+    return (hidden_behind(sent.grad, last_mb * backward_share + bubble / 2,
+                          floor=sent.grad / stage_layers, slowdown=sigma)
+            + hidden_behind(sent.gather, last_mb / linear_passes + bubble / 2,
+                            floor=sent.gather / stage_layers, slowdown=sigma))
+
+
+def _prediction(step: float, pace: Stage, bubble: float, dp_exposed: float, straggler: tuple[float, float],
+                flops: StepFlops, sent: Transfers, layout: Layout, shape: ModelShape, hardware: Hardware,
+                stack: Stack) -> RunPrediction:
+    """The ``RunPrediction`` of a step whose parts are known: the utilisations and rates from the FLOPs."""
+    n = layout.gpus
+    capacity = step * n * hardware.peak
+    return RunPrediction(
+        step_s=step, compute_s=pace.compute, bubble_s=bubble, tp_exposed_s=pace.tp_exposed,
+        cp_exposed_s=pace.cp_exposed, pp_exposed_s=pace.pp_exposed, dp_exposed_s=dp_exposed,
+        straggler_s=straggler[0], mfu=flops.model / capacity, hfu=flops.hardware / capacity,
+        tflops_per_gpu=flops.hardware / (step * n) / 1e12, model_tflops_per_gpu=flops.model / (step * n) / 1e12,
+        tokens_per_s=layout.global_batch * shape.seq_len / step, dp=layout.dp, microbatches=layout.microbatches,
+        model_flops=flops.model, hardware_flops=flops.hardware, parameters=sent.parameters,
+        tp_comm_s=pace.tp_comm, cp_comm_s=pace.cp_comm, pp_comm_s=sent.pp, dp_comm_s=sent.grad + sent.gather,
+        slowest_speed=straggler[1], memory_s=pace.memory, dp_bytes=sent.dp_bytes, stack=stack,
+    )
+
+
+def predict_step(shape: ModelShape, layout: Layout, hardware: Hardware, stack: Stack = Stack(),
+            constants: Constants = Constants()) -> RunPrediction:
+    """One training step from the five records, as the sum of its parts, s::
+
+        step   = work + bubble + exposed data-parallel time + straggler
+        work   = the slower of the fullest stage (⌈l/p⌉ layers) and the last (⌊l/p⌋ and the output
+                 layer): compute + exposed TP, CP and PP transfers                  (stage_time)
+        bubble = bubble_time(work)   ·   straggler = straggler_time(work + bubble)
+
+    FSDP's exposed time (``fsdp_exposed``) joins the pipeline's work: its transfers run inside every
+    micro-batch. The other data-parallel traffic follows the last micro-batch (``gradient_exposed``).
+    ``dp_overlap`` hides a further share of either by hand."""
+    check_fit(shape, layout, hardware, constants)
+    flops = predicted_flops(shape, layout, stack)
+    linear, attention, output = gemm_times(shape, layout, hardware, stack, constants, flops)
+    times = (linear, attention, memory_time(shape, layout, hardware, stack))
+    sent = transfers(shape, layout, hardware, stack, constants)
+    l, p, o_dp, fsdp = shape.layers, layout.pp, constants.dp_overlap, stack.sharding == "full"
+    pace = max(stage_time(-(-l // p), 0.0, times, sent, layout, stack, constants),
+               stage_time(l // p, output, times, sent, layout, stack, constants))
+    backward_share = (3.0 if layout.recompute == "full" else 2.0) / flops.linear_passes
+    fsdp_exp = fsdp_exposed(pace, sent, layout, stack, constants, backward_share, flops.linear_passes) if fsdp else 0.0
+    dp_in_work = (1.0 - o_dp) * fsdp_exp if fsdp else 0.0
+    bubble = bubble_time(pace.work + dp_in_work, stages=p, chunks=layout.virtual_stages * layout.microbatches)
+    dp_exp = fsdp_exp if fsdp else gradient_exposed(pace, bubble, sent, layout, shape, stack, constants,
+                                                    backward_share, flops.linear_passes)
+    dp_exposed = (1.0 - o_dp) * dp_exp
+    work = pace.work + dp_in_work
+    straggler = straggler_time(work + bubble, gpus=layout.gpus, cv=constants.straggler_cv)
+    step = work + bubble + (0.0 if fsdp else dp_exposed) + straggler[0]
+    return _prediction(step, pace, bubble, dp_exposed, straggler, flops, sent, layout, shape, hardware, stack)
+
+
+def _stack_with(stack: Stack | None, **switches: object) -> Stack:
+    """``stack`` (default ``Stack()``) with each switch given (not ``None``) put in; checked where made."""
+    given = {k: x for k, x in switches.items() if x is not None}
+    if stack is None:
+        return Stack(**given)
+    if not isinstance(stack, Stack):
+        raise ValueError(f"stack must be a Stack or None, got {stack!r}")
+    return dataclasses.replace(stack, **given) if given else stack
+
+
+def predict_run(*, layers: int, hidden: int, seq_len: int, vocab: int, global_batch: int, microbatch: int,
+                gpus: int, tp: int, pp: int, peak_tflops: float | None = None, scale_up_GBps: float | None = None,
+                scale_out_GBps: float, virtual_stages: int = 1, recompute: str = "none", cp: int = 1,
+                heads: int | None = None, kv_heads: int | None = None, ffn_hidden: int | None = None,
+                scale_up_gpus: int | None = None, stack: Stack | None = None, precision: str | None = None,
+                sharding: str | None = None, overlap: bool | None = None, flash_attention: bool | None = None,
                 gated_mlp: bool | None = None, sequence_parallel: bool | str | None = None,
-                memory_TBps: float | None = None,
-                kernel_efficiency: float = KERNEL_EFFICIENCY,
+                memory_TBps: float | None = None, kernel_efficiency: float = KERNEL_EFFICIENCY,
                 hopper_kernel_efficiency: float = KERNEL_EFFICIENCY_HOPPER,
-                kernel_half_width: float = KERNEL_HALF_WIDTH,
-                bus_efficiency_up: float = BUS_EFFICIENCY_UP,
-                bus_efficiency_out: float = BUS_EFFICIENCY_OUT,
-                latency_s: float = LATENCY_S, fp8_efficiency: float = FP8_GEMM_EFFICIENCY,
-                overlap_slowdown: float = OVERLAP_SLOWDOWN,
+                kernel_half_width: float = KERNEL_HALF_WIDTH, bus_efficiency_up: float = BUS_EFFICIENCY_UP,
+                bus_efficiency_out: float = BUS_EFFICIENCY_OUT, latency_s: float = LATENCY_S,
+                fp8_efficiency: float = FP8_GEMM_EFFICIENCY, overlap_slowdown: float = OVERLAP_SLOWDOWN,
                 tp_overlap: float = 0.0, pp_overlap: float = 0.0, dp_overlap: float = DP_OVERLAP,
                 straggler_cv: float = STRAGGLER_CV, grad_bytes: float = GRAD_BYTES,
-                gpu: str | Gpu | None = None, kernels: bool = False,
-                causal_attention: bool = False) -> RunPrediction:
-    """Predict one training step of a dense transformer from its shape, parallelism, stack and hardware.
+                gpu: str | Gpu | None = None, kernels: bool = False, causal_attention: bool = False) -> RunPrediction:
+    """Predict one training step of a dense transformer from keywords a reader can type by hand.
 
-    Inputs: ``l = layers``, ``h = hidden``, ``f = ffn_hidden`` (default ``4h``), ``s = seq_len``,
-    ``V = vocab``, ``B = global_batch`` and ``b = microbatch`` (sequences), ``N = gpus``, ``t = tp``,
-    ``p = pp``, ``c = cp``, ``v = virtual_stages``; ``peak_tflops``: the GPU's 16-bit dense peak,
-    always; ``scale_up_GBps``, ``scale_out_GBps`` per GPU and direction; ``memory_TBps`` (default
-    ``memory_bandwidth_TBps(peak)``). Derived: ``d = N/(t·p·c)``, ``m = B/(b·d)``. The stack's
-    switches (``Stack``; or the same names as keywords, which override the record): ``precision``,
-    ``sharding``, ``overlap``, ``flash_attention``, ``gated_mlp``, ``sequence_parallel``.
+    The keywords make the five records of ``inputs``, each checked where it is made, and ``predict_step``
+    sums the step from them (the module's docstring tells each part)::
 
-    The parts, each its own function::
+        ModelShape(layers, hidden, seq_len, vocab, ffn_hidden, heads, kv_heads)
+        Layout(gpus, tp, pp, global_batch, microbatch, cp, virtual_stages, recompute)
+        Hardware.of(gpu, peak_tflops, scale_up_GBps, scale_out_GBps, scale_up_gpus, memory_TBps)
+        Stack: ``stack`` (default Megatron-LM 2021's) with each switch given as a keyword put in
+        Constants(kernel_efficiency, …, grad_bytes, causal_attention, kernels)
 
-        compute  = linear GEMMs / (N · peak · k · η(h))        k = 2 · fp8_efficiency with FP8, else 1
-                 + attention GEMMs / (N · peak · η(h))         16-bit always       (layer_flops, kernel_share)
-                 + passes · elementwise_bytes / BW_mem         memory-bound        (elementwise_time)
-                 + the output layer, on the last stage only    16-bit always       (output_layer_time)
-        tp, cp, pp, dp  collectives at α·steps + ring bytes / BW                 (collective_time)
-        exposed  = hidden_behind(comm, what runs beside it)   with overlap; all of it without
-        bubble   = bubble_time(work)  ·  straggler = straggler_time(work + bubble)
-
-    What runs beside what, with ``overlap=True``: tensor-parallel collectives beside the linear
-    GEMMs of their layers; pipeline sends beside the next micro-batch (one micro-batch's sends
-    exposed); gradient buckets beside the backward of the last micro-batch, the last layer's
-    bucket exposed; the distributed optimizer's parameter all-gather beside the first
-    micro-batch's forward; FSDP's gather of each layer beside the previous layer's compute
-    (the first layer's exposed) and its reduce-scatter beside the next layer's backward.
-    Hidden transfers still cost ``overlap_slowdown`` of their time (``hidden_behind``).
-    ``tp_overlap``, ``pp_overlap`` and ``dp_overlap`` hide a further share by hand (default 0).
-
-    Stages: the slowest stage sets the pipeline's pace. The fullest holds ``⌈l/p⌉`` layers; the
-    last holds ``⌊l/p⌋`` (a balanced split gives its fewest layers to the stage with the output
-    layer, as Llama 3 takes a layer off its last stage) and the output layer: ``3·2Vh`` FLOPs a
-    token done by that stage's ``N/p`` GPUs alone (``output_layer_time``), at the 16-bit rate
-    even with FP8 (Megatron-Core's output layer is a ``ColumnParallelLinear``, not a Transformer
-    Engine module, so ``fp8_autocast`` leaves it in BF16). The pace is the larger of the two
-    stages' work (compute and the transfers it waits for); each stage's layers are split into
-    ``v`` chunks. With ``p = 1`` the one stage holds everything and the logits are spread over
-    every GPU, as before. FSDP (``sharding="full"``) communicates inside every micro-batch, so its
-    exposed time joins the pipeline's work; the other data-parallel traffic follows the last
-    micro-batch. Recompute: ``none``, ``selective`` (the attention scores; FlashAttention's
-    backward recomputes them whatever the setting), ``full`` (a second forward of every layer).
-
-    Calibrated constants (``CALIBRATION`` names the rows, ``calibrate_defaults`` refits them):
-    ``kernel_efficiency`` (η_∞) and ``kernel_half_width`` (h½), together on rows ``nar21-t2-04``
-    (the throughput row whose step is most purely compute, h = 20,480) and ``nar21-t1-01`` (the
-    narrowest model, h = 2,304), chosen for those reasons before any validation error was seen;
-    ``hopper_kernel_efficiency`` (η for a peak above 400 TFLOP/s, H100) on ``mosaic23-h100-70b-s2048-g64``,
-    by the same rule among the 16-bit H100 rows (the largest GEMM share of its predicted step; chosen
-    after the H100 rows were seen to come out fast at the Ampere value, which the chapter says);
-    ``bus_efficiency_up`` on ``nccl1455-ring-8`` and ``bus_efficiency_out`` on ``nccl1221-4node``
-    (the largest-message ring rows, one per wire); ``latency_s`` (α) on ``nccl1244-latency``, the
-    only measured small-message row (a 4-byte all-reduce on 16 GPUs: 47.54 µs over 2⌈log₂ 16⌉ = 8
-    steps); ``straggler_cv`` on ``ms24-evict-gain``. Stated, not fitted: ``fp8_efficiency``
-    (``FP8_GEMM_EFFICIENCY``), ``overlap_slowdown`` (``OVERLAP_SLOWDOWN``), the bytes of
-    ``elementwise_bytes``, the memory bandwidths, ``grad_bytes = 4`` (FP32 gradient reduction,
-    Megatron-LM's ``accumulate_allreduce_grads_in_fp32``) and ``PARAM_BYTES = 2``.
-
-    The GPU by name (issue 43; every default as before): ``gpu`` (a name of ``gpus.GPUS`` or a
-    ``Gpu``) fills ``peak_tflops``, ``scale_up_GBps``, ``scale_up_gpus`` and ``memory_TBps`` where
-    they are not given (a number given wins; without ``gpu`` the domain is 8 GPUs).
-    ``causal_attention=True`` times the attention products as a causal kernel runs them, half the
-    full products (``flop_counts.attention_flops``); the MFU and TFLOP/s keep the rows' own FLOP
-    counts. ``kernels=True`` (needs ``gpu`` with a GEMM table and ``heads``) times every GEMM from
-    its shape instead of ``η(h)``, ``fp8_efficiency`` and the 2× FP8 peak: ``kernel_layer_times``,
-    through ``gemm.gemm_time`` calibrated on published GEMM tables, causal attention at 16 bits.
-
-    Raises ``ValueError`` naming the argument and its range for impossible input: counts below 1,
-    ``gpus`` not a multiple of ``tp·pp·cp``, ``global_batch`` not a multiple of ``microbatch·dp``,
-    ``virtual_stages > 1`` with ``pp = 1``, fewer layers than ``virtual_stages·pp``, a stage of
-    ``⌈l/p⌉`` layers that ``virtual_stages`` does not divide, ``seq_len`` not a multiple of
-    ``cp``, ``heads`` that ``hidden`` or ``tp`` cannot share, efficiencies outside (0, 1],
-    overlaps outside [0, 1], an unknown switch value; and, because chapter 1's ring and bubble
-    models take 16-bit counts, a data-parallel group or ``v·m`` above 65,535.
-
-    Sources: Narayanan et al. (2021) eqs. 2–3 and §§2.2, 3.2, 4.1; Korthikanti et al. (2022)
-    appendix A; Rajbhandari et al. (2020) for ZeRO's bytes; Dao et al. (2022) for FlashAttention;
-    chapter 1 (``ring_factor``, ``bubble_fraction``); chapter 2 (``straggler_tax``); Hockney and
-    Jesshope (1981) for ``h½``.
+    A number given wins over the ``gpu`` record's. Times in s, link rates in GB/s per GPU and direction,
+    peaks in TFLOP/s. ``ValueError`` names the argument and its range for impossible input.
     """
-    l, h, s, vocab_ = _shape(layers, hidden, seq_len, vocab)
-    batch = whole("global_batch", global_batch, low=1, integral_only=False)
-    b = whole("microbatch", microbatch, low=1, integral_only=False)
-    n = whole("gpus", gpus, low=1, integral_only=False)
-    t = whole("tp", tp, low=1, high=U16_MAX, integral_only=False)
-    p = whole("pp", pp, low=1, high=U16_MAX, integral_only=False)
-    c = whole("cp", cp, low=1, high=U16_MAX, integral_only=False)
-    v = whole("virtual_stages", virtual_stages, low=1, integral_only=False)
-    one_of("recompute", recompute, RECOMPUTE)
-    f_hidden = 4 * h if ffn_hidden is None else whole("ffn_hidden", ffn_hidden, low=1, integral_only=False)
-    record, (peak_tflops, scale_up_GBps, scale_up_gpus, memory_TBps) = _hardware(
-        gpu, peak_tflops, scale_up_GBps, scale_up_gpus, memory_TBps, kernels=flag("kernels", kernels))
-    domain = whole("scale_up_gpus", scale_up_gpus, low=1, integral_only=False)
-    peak = real("peak_tflops", peak_tflops, low_open=True, unit="TFLOP/s") * 1e12
-    up_bw = real("scale_up_GBps", scale_up_GBps, low_open=True, allow_inf=True, unit="GB/s")
-    out_bw = real("scale_out_GBps", scale_out_GBps, low_open=True, allow_inf=True, unit="GB/s")
-    mem_bw = (memory_bandwidth_TBps(peak_tflops) if memory_TBps is None else
-              real("memory_TBps", memory_TBps, low_open=True, allow_inf=True, unit="TB/s"))
-    eta_ampere = probability("kernel_efficiency", kernel_efficiency, low_open=True)
-    eta_hopper = probability("hopper_kernel_efficiency", hopper_kernel_efficiency, low_open=True)
-    eta = kernel_share(h, efficiency=eta_hopper if peak > 400e12 else eta_ampere,
-                       half_width=real("kernel_half_width", kernel_half_width))
-    eta_up = probability("bus_efficiency_up", bus_efficiency_up, low_open=True)
-    eta_out = probability("bus_efficiency_out", bus_efficiency_out, low_open=True)
-    alpha = real("latency_s", latency_s, unit="s")
-    fp8_eta = probability("fp8_efficiency", fp8_efficiency, low_open=True)
-    sigma = probability("overlap_slowdown", overlap_slowdown)
-    o_tp = probability("tp_overlap", tp_overlap)
-    o_pp = probability("pp_overlap", pp_overlap)
-    o_dp = probability("dp_overlap", dp_overlap)
-    cv = real("straggler_cv", straggler_cv)
-    g_bytes = real("grad_bytes", grad_bytes, low_open=True, unit="bytes")
-    base = Stack() if stack is None else stack
-    if not isinstance(base, Stack):
-        raise ValueError(f"stack must be a Stack or None, got {stack!r}")
-    given = dict(precision=precision, sharding=sharding, overlap=overlap, flash_attention=flash_attention,
-                 gated_mlp=gated_mlp, sequence_parallel=sequence_parallel)
-    sw = dataclasses.replace(base, **{k: x for k, x in given.items() if x is not None}).checked()
-    sp = bool(sw.sequence_parallel)
-
-    model_parallel = t * p * c
-    if n % model_parallel:
-        raise ValueError(f"gpus must be a multiple of tp·pp·cp = {model_parallel:,}, got {gpus!r}")
-    d = n // model_parallel
-    if d * c > U16_MAX:
-        raise ValueError(f"gpus must keep the data-parallel group gpus/(tp·pp) within 1..{U16_MAX:,} "
-                         f"ranks, got {gpus!r} ({d * c:,} ranks)")
-    if batch % (b * d):
-        raise ValueError(f"global_batch must be a multiple of microbatch·dp = {b * d:,} sequences, "
-                         f"got {global_batch!r}")
-    m = batch // (b * d)
-    if v > 1 and p == 1:
-        raise ValueError(f"virtual_stages must be 1 when pp = 1 (interleaving needs a pipeline), "
-                         f"got {virtual_stages!r}")
-    if v * m > U16_MAX:
-        raise ValueError(f"virtual_stages must keep virtual_stages·microbatches within 1..{U16_MAX:,}, "
-                         f"got {virtual_stages!r} ({v * m:,})")
-    if l < p:
-        raise ValueError(f"layers must be at least pp = {p:,} (a layer per stage), got {layers!r}")
-    if l < v * p:
-        raise ValueError(f"virtual_stages·pp must be at most layers = {l:,} (a layer per chunk), got "
-                         f"virtual_stages = {v:,} with pp = {p:,} ({v * p:,})")
-    stage_layers = -(-l // p)
-    if stage_layers % v:
-        raise ValueError(f"virtual_stages must divide the {stage_layers:,} layers of a stage (layers = {l:,}, "
-                         f"pp = {p:,}), got {virtual_stages!r}")
-    if s % c:
-        raise ValueError(f"seq_len must be a multiple of cp = {c:,} tokens, got {seq_len!r}")
-    if heads is None:
-        if kv_heads is not None:
-            raise ValueError(f"kv_heads must be None when heads is None, got {kv_heads!r}")
-        kv_share, a = 1.0, h / HEAD_DIM
-    else:
-        a = whole("heads", heads, low=1, integral_only=False)
-        if h % a or a % t:
-            raise ValueError(f"heads must divide hidden = {h:,} and be a multiple of tp = {t:,}, got {heads!r}")
-        a_kv = a if kv_heads is None else whole("kv_heads", kv_heads, low=1, high=a, integral_only=False)
-        if a % a_kv:
-            raise ValueError(f"kv_heads must divide heads = {a:,}, got {kv_heads!r}")
-        kv_share = a_kv / a
-
-    # the work of one GPU of a stage, per layer; the output layer on the last stage
-    full = recompute == "full"
-    fp8 = sw.precision == "fp8"
-    tokens = batch * s
-    linear, attn = layer_flops(hidden=h, seq_len=s, ffn_hidden=f_hidden, kv_share=kv_share, gated_mlp=sw.gated_mlp)
-    logits = 2.0 * vocab_ * h
-    f_model = 3.0 * tokens * (l * (linear + attn) + logits)
-    extra_attn = 1.0 if (recompute == "selective" or sw.flash_attention) else 0.0  # one more QKᵀ, PV forward
-    linear_passes, attn_passes = (4.0 if full else 3.0), (4.0 if full else 3.0 + extra_attn)
-    f_hw = tokens * (l * (linear_passes * linear + attn_passes * attn) + 3.0 * logits)
-    rate16 = n * peak * eta
-    rate_linear = rate16 * (2.0 * fp8_eta if fp8 else 1.0)
-    # a stage's GPUs do 1/(d·c·t) of the job's tokens' work for each of its layers: p/N of the whole
-    layer_linear = compute_time(flops=tokens * p * linear_passes * linear, rate=rate_linear)
-    layer_attn = compute_time(flops=tokens * p * attn_passes * attn, rate=rate16)
-    output = output_layer_time(tokens=tokens, vocab=vocab_, hidden=h, stages=p, rate=rate16)  # 16-bit, FP8 or not
-    if flag("causal_attention", causal_attention):
-        layer_attn *= CAUSAL_SHARE
-    if kernels:
-        layer_linear, layer_attn, output = kernel_layer_times(
-            record, hidden=h, ffn_hidden=f_hidden, vocab=vocab_, seq_len=s, microbatch=b, microbatches=m, tp=t, cp=c,
-            heads=heads, kv_share=kv_share, gated_mlp=sw.gated_mlp, precision=sw.precision,
-            linear_passes=linear_passes, attention_passes=attn_passes)
-    per_gpu_tokens = tokens / (d * c)   # each GPU of a stage handles its replica's tokens
-    ew = elementwise_bytes(hidden=h, ffn_hidden=f_hidden, seq_len=s // c if sw.flash_attention else s,
-                           heads=a, tp=t, sequence_parallel=sp, flash_attention=sw.flash_attention,
-                           gated_mlp=sw.gated_mlp)
-    layer_memory = elementwise_time(nbytes=per_gpu_tokens * ew, passes=4.0 if full else 3.0, memory_TBps=mem_bw)
-
-    # the wires
-    up, out = _link(up_bw, eta_up), _link(out_bw, eta_out)
-    tp_rate = up if t <= domain else out
-    cp_rate = up if t * c <= domain else out
-    pp_rate = up if n <= domain else out
-    # the members of one data-parallel group inside one domain share its NICs: k rings in parallel;
-    # a group that fits in one domain (always so when the whole job does) stays on the scale-up wire
-    k = min(d * c, max(1, domain // t))
-    dp_rate = up if d * c <= k else min(up, k * out)
-    activation = ACTIVATION_BYTES * b * (s // c) * h
-    layer_tp = m * (6 if full else 4) * collective_time(activation, t, tp_rate, latency_s=alpha)
-    kv = ACTIVATION_BYTES * b * s * h * kv_share / t
-    layer_cp = (m * (3 if full else 2) * 2 * collective_time(kv / 2, c, cp_rate, latency_s=alpha)) if c > 1 else 0.0
-    send = collective_time(activation / t, 2, pp_rate, kind="send", latency_s=alpha) if p > 1 else 0.0
-    pp_comm = 2 * m * v * send
-    params = _parameter_total(l, h, s, vocab_, f_hidden, kv_share, sw.gated_mlp)
-    shard = params / (t * p)
-    grad_b, param_b = data_parallel_bytes(parameters=shard, sharding=sw.sharding, grad_bytes=g_bytes,
-                                          microbatches=m)
-    ranks = d * c
-    if sw.sharding == "none":
-        grad_comm = collective_time(grad_b, ranks, dp_rate, latency_s=alpha * stage_layers)
-        gather_comm = 0.0
-    else:
-        calls = stage_layers * (m if sw.sharding == "full" else 1)
-        grad_comm = collective_time(grad_b, ranks, dp_rate, kind="reduce_scatter", latency_s=alpha * calls)
-        gather_comm = collective_time(param_b, ranks, dp_rate, kind="all_gather",
-                                      latency_s=alpha * calls * (2 if sw.sharding == "full" else 1))
-    dp_comm = grad_comm + gather_comm
-
-    # what hides behind what, on a stage of ``layers_in`` layers (with the output layer on the last)
-    backward_share = (3.0 if full else 2.0) / linear_passes
-
-    def stage(layers_in: int, head: float) -> tuple[float, ...]:
-        gemm_linear = layers_in * layer_linear + head
-        attention = layers_in * layer_attn
-        memory = layers_in * layer_memory
-        compute = gemm_linear + attention + memory
-        tp_comm, cp_comm = layers_in * layer_tp, layers_in * layer_cp
-        if sw.overlap:  # the sends hide behind the next micro-batch's work, the TP transfers it waits for included
-            tp_exp = hidden_behind(tp_comm, gemm_linear, slowdown=sigma)
-            pp_exp = hidden_behind(pp_comm, (compute + tp_exp) * (m - 1) / m, floor=pp_comm / m, slowdown=sigma)
-        else:
-            tp_exp, pp_exp = tp_comm, pp_comm
-        tp_exposed = (1.0 - o_tp) * tp_exp
-        cp_exposed = max(0.0, cp_comm - attention)
-        pp_exposed = (1.0 - o_pp) * pp_exp
-        return (compute + tp_exposed + cp_exposed + pp_exposed, compute, memory, tp_comm, cp_comm,
-                tp_exposed, cp_exposed, pp_exposed, layers_in)
-
-    # the pace: the fullest stage (⌈l/p⌉ layers) or the last (⌊l/p⌋ layers and the output layer)
-    (work, compute, memory, tp_comm, cp_comm, tp_exposed, cp_exposed, pp_exposed, pace_layers) = max(
-        stage(stage_layers, 0.0), stage(l // p, output))
-    per_layer_microbatch = m * pace_layers
-    if sw.overlap and sw.sharding == "full":
-        per_layer = work / per_layer_microbatch  # a layer's work, the transfers it waits for included
-        fwd, bwd = per_layer / linear_passes, per_layer * backward_share
-        g_layer, r_layer = gather_comm / (2 * per_layer_microbatch), grad_comm / per_layer_microbatch
-        dp_exp = (per_layer_microbatch * (hidden_behind(g_layer, fwd, slowdown=sigma)
-                                          + hidden_behind(g_layer + r_layer, bwd, slowdown=sigma))
-                  + m * (1 - sigma) * min(g_layer, fwd))  # each micro-batch's first gather: nothing before it
-    elif sw.sharding == "full":
-        dp_exp = dp_comm
-    dp_in_work = (1.0 - o_dp) * dp_exp if sw.sharding == "full" else 0.0
-    bubble = bubble_time(work + dp_in_work, stages=p, chunks=v * m)
-    if sw.sharding != "full":
-        if sw.overlap:  # the last micro-batch's backward and the drain; the fill and the first forward
-            last_mb = work / m
-            dp_exp = (hidden_behind(grad_comm, last_mb * backward_share + bubble / 2,
-                                    floor=grad_comm / stage_layers, slowdown=sigma)
-                      + hidden_behind(gather_comm, last_mb / linear_passes + bubble / 2,
-                                      floor=gather_comm / stage_layers, slowdown=sigma))
-        else:
-            dp_exp = dp_comm
-    dp_exposed = (1.0 - o_dp) * dp_exp
-    work += dp_in_work
-    straggler, speed = straggler_time(work + bubble, gpus=n, cv=cv)
-    step = work + bubble + (0.0 if sw.sharding == "full" else dp_exposed) + straggler
-
-    capacity = step * n * peak
-    return RunPrediction(
-        step_s=step, compute_s=compute, bubble_s=bubble, tp_exposed_s=tp_exposed,
-        cp_exposed_s=cp_exposed, pp_exposed_s=pp_exposed, dp_exposed_s=dp_exposed,
-        straggler_s=straggler,
-        mfu=f_model / capacity, hfu=f_hw / capacity,
-        tflops_per_gpu=f_hw / (step * n) / 1e12, model_tflops_per_gpu=f_model / (step * n) / 1e12,
-        tokens_per_s=batch * s / step, dp=d, microbatches=m,
-        model_flops=f_model, hardware_flops=f_hw, parameters=params,
-        tp_comm_s=tp_comm, cp_comm_s=cp_comm, pp_comm_s=pp_comm, dp_comm_s=dp_comm,
-        slowest_speed=speed, memory_s=memory, dp_bytes=grad_b + param_b, stack=sw,
-    )
+    return predict_step(
+        ModelShape(layers, hidden, seq_len, vocab, ffn_hidden, heads, kv_heads),
+        Layout(gpus, tp, pp, global_batch, microbatch, cp, virtual_stages, recompute),
+        Hardware.of(gpu, peak_tflops=peak_tflops, scale_up_GBps=scale_up_GBps, scale_out_GBps=scale_out_GBps,
+                    scale_up_gpus=scale_up_gpus, memory_TBps=memory_TBps),
+        _stack_with(stack, precision=precision, sharding=sharding, overlap=overlap, flash_attention=flash_attention,
+                    gated_mlp=gated_mlp, sequence_parallel=sequence_parallel),
+        Constants(kernel_efficiency, hopper_kernel_efficiency, kernel_half_width, bus_efficiency_up,
+                  bus_efficiency_out, latency_s, fp8_efficiency, overlap_slowdown, tp_overlap, pp_overlap,
+                  dp_overlap, straggler_cv, grad_bytes, causal_attention, kernels))
 
 
 def _parameter_total(l: int, h: int, s: int, vocab: int, f: int, kv_share: float, gated: bool) -> float:
@@ -840,7 +844,6 @@ def _parameter_total(l: int, h: int, s: int, vocab: int, f: int, kv_share: float
     Narayanan et al.'s eq. 2 when ``f = 4h``, ``h_kv = h`` and ``n = 2``."""
     return l * (h * (h + 2.0 * h * kv_share) + h * h + (3.0 if gated else 2.0) * h * f + 13.0 * h) \
         + (vocab + s) * h
-
 
 # -- calibration ---------------------------------------------------------------------------------
 

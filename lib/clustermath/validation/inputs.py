@@ -1,0 +1,386 @@
+"""Chapter 6: a run's inputs as five frozen records, each checked once where it is made (issue 43, item 7).
+
+``predict_run`` takes a run as keywords, as a reader types it by hand; it makes these records from
+them, and every part of the prediction reads records only:
+
+* ``ModelShape``  what is trained: layers, hidden and MLP widths, sequence, vocabulary, heads;
+* ``Layout``      how it is spread and batched: GPUs, tensor, pipeline and context parallel sizes,
+                  interleaving, the global batch and the micro-batch, recomputation; it derives the
+                  data-parallel size ``dp`` and the micro-batches ``microbatches``;
+* ``Hardware``    the GPU and its wires: 16-bit peak, HBM, scale-up link and domain, scale-out link;
+                  ``Hardware.of`` fills what is not given from a ``gpus.Gpu`` record;
+* ``Stack``       the training stack's switches (precision, sharding, overlap, FlashAttention, gated
+                  MLP, sequence parallelism);
+* ``Constants``   the calibrated and the stated constants, and the two ways of timing compute that
+                  issue 43 added (causal attention, kernels).
+
+A record checks its own fields (``ValueError`` naming the field and its range) and normalises them
+(``4.0`` layers become ``4``; the CSV's ``"yes"`` a ``True``). What needs two records (layers per
+pipeline stage, heads per tensor-parallel rank, tokens per context-parallel rank, kernels needing a
+GPU's table) is checked by ``check_fit``. The calibrated defaults live here, beside the record that
+carries them; ``predict.CALIBRATION`` names the row each was fitted on.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from functools import partial
+from typing import Callable, Mapping
+
+from ..peak import U16_MAX
+from ..validate import flag, one_of, probability, real, whole
+from .gpus import Gpu, gpu as gpu_named
+
+__all__ = [
+    "BUS_EFFICIENCY_OUT", "BUS_EFFICIENCY_UP", "Constants", "DP_OVERLAP", "FP8_GEMM_EFFICIENCY", "GRAD_BYTES",
+    "HEAD_DIM", "Hardware", "KERNEL_EFFICIENCY", "KERNEL_EFFICIENCY_HOPPER", "KERNEL_HALF_WIDTH", "LATENCY_S",
+    "Layout", "ModelShape", "OVERLAP_SLOWDOWN", "PRECISIONS", "RECOMPUTE", "SHARDINGS", "STRAGGLER_CV", "Stack",
+    "check_fit", "memory_bandwidth_TBps",
+]
+
+RECOMPUTE = ("none", "selective", "full")
+"""Activation recomputation: none; the attention scores only (Korthikanti et al. 2022); every layer."""
+PRECISIONS = ("bf16", "fp16", "fp8")
+"""Arithmetic of the linear layers' GEMMs: 16-bit (``bf16``, ``fp16``, the same peak) or 8-bit."""
+SHARDINGS = ("none", "optimizer", "full")
+"""Data-parallel state: replicated; ZeRO-1 (Megatron's distributed optimizer); ZeRO-3 (FSDP)."""
+HEAD_DIM = 128
+"""Head dimension assumed when ``heads`` is not given (the attention scores' traffic needs a count)."""
+
+
+_UNSET = object()
+
+
+def _set(record: object, **values: object) -> None:
+    """Store normalised values on a frozen record (only ever from its ``__post_init__``)."""
+    for name, value in values.items():
+        if getattr(record, name, _UNSET) is not value:   # a derived field is unset until then
+            object.__setattr__(record, name, value)
+
+
+Check = Callable[[str, object], object]
+
+
+def _checked_fields(record: object, checks: Mapping[str, tuple[Check, object, object]]) -> None:
+    """Check and normalise every field of ``checks`` (name → (check, default, the default checked)).
+
+    A field still holding its default object is taken as the default checked once at import, so a
+    run typed with the calibrated defaults pays only for what it changes."""
+    for name, (check, default, default_checked) in checks.items():
+        value = getattr(record, name)
+        normal = default_checked if value is default else check(name, value)
+        if normal is not value:
+            object.__setattr__(record, name, normal)
+
+
+def _checks(cls: type, **checks: Check) -> dict[str, tuple[Check, object, object]]:
+    """``_checked_fields``' table for ``cls``: each field's check, its default and the default checked."""
+    defaults = {f.name: f.default for f in fields(cls)}
+    return {name: (check, defaults[name], check(name, defaults[name])) for name, check in checks.items()}
+
+
+# -- what is trained ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class ModelShape:
+    """A dense transformer's shape: ``l`` layers of width ``h``, MLP width ``f`` (default ``4h``),
+    ``s`` tokens a sequence, a vocabulary of ``V`` (0: no output layer counted), ``a`` heads of which
+    ``a_kv`` carry keys and values (grouped-query attention; ``None``: as many as ``heads``)."""
+
+    layers: int
+    hidden: int
+    seq_len: int
+    vocab: int
+    ffn_hidden: int | None = None
+    heads: int | None = None
+    kv_heads: int | None = None
+    mlp: int = field(init=False, repr=False, compare=False)
+    """The MLP's width ``f``: ``ffn_hidden``, or ``4h`` when not given."""
+    kv_share: float = field(init=False, repr=False, compare=False)
+    """``a_kv/a``, the share of heads that carry keys and values (1 without grouped-query attention)."""
+    head_count: float = field(init=False, repr=False, compare=False)
+    """``a``, or ``h/HEAD_DIM`` when ``heads`` is not given (for the attention scores' traffic)."""
+
+    def __post_init__(self) -> None:
+        l, h, s, v, f, a, a_kv = self._checked()
+        _set(self, layers=l, hidden=h, seq_len=s, vocab=v, ffn_hidden=f, heads=a, kv_heads=a_kv,
+             mlp=4 * h if f is None else f, kv_share=1.0 if a is None or a_kv is None else a_kv / a,
+             head_count=h / HEAD_DIM if a is None else a)
+
+    def _checked(self) -> tuple:
+        """The given fields checked and normalised: (l, h, s, V, f or None, a or None, a_kv or None)."""
+        h = whole("hidden", self.hidden, low=1, integral_only=False)
+        shape = (whole("layers", self.layers, low=1, integral_only=False), h,
+                 whole("seq_len", self.seq_len, low=1, integral_only=False),
+                 whole("vocab", self.vocab, low=0, integral_only=False),
+                 None if self.ffn_hidden is None else whole("ffn_hidden", self.ffn_hidden, low=1, integral_only=False))
+        if self.heads is None:
+            if self.kv_heads is not None:
+                raise ValueError(f"kv_heads must be None when heads is None, got {self.kv_heads!r}")
+            return (*shape, None, None)
+        a = whole("heads", self.heads, low=1, integral_only=False)
+        if h % a:
+            raise ValueError(f"heads must divide hidden = {h:,}, got {self.heads!r}")
+        a_kv = None if self.kv_heads is None else whole("kv_heads", self.kv_heads, low=1, high=a,
+                                                        integral_only=False)
+        if a_kv is not None and a % a_kv:
+            raise ValueError(f"kv_heads must divide heads = {a:,}, got {self.kv_heads!r}")
+        return (*shape, a, a_kv)
+
+
+# -- how it is spread and batched ---------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """The parallel layout and batch of a run: ``N = gpus``, tensor ``t = tp``, pipeline ``p = pp``,
+    context ``c = cp`` parallel sizes, ``v = virtual_stages`` chunks a stage, ``B = global_batch`` and
+    ``b = microbatch`` sequences, and ``recompute`` (``RECOMPUTE``). Derived: ``dp = N/(t·p·c)`` and
+    ``microbatches = B/(b·dp)``, both whole (``ValueError`` otherwise). Chapter 1's ring and bubble models
+    take 16-bit counts, so the data-parallel group ``dp·c`` and ``v·m`` are at most 65,535."""
+
+    gpus: int
+    tp: int
+    pp: int
+    global_batch: int
+    microbatch: int
+    cp: int = 1
+    virtual_stages: int = 1
+    recompute: str = "none"
+    dp: int = field(init=False, repr=False, compare=False)
+    """Data-parallel size ``d = N/(t·p·c)``."""
+    microbatches: int = field(init=False, repr=False, compare=False)
+    """Micro-batches per pipeline per step, ``m = B/(b·d)``."""
+
+    def __post_init__(self) -> None:
+        batch = whole("global_batch", self.global_batch, low=1, integral_only=False)
+        b = whole("microbatch", self.microbatch, low=1, integral_only=False)
+        n = whole("gpus", self.gpus, low=1, integral_only=False)
+        t, p, c = (whole(k, getattr(self, k), low=1, high=U16_MAX, integral_only=False) for k in ("tp", "pp", "cp"))
+        v = whole("virtual_stages", self.virtual_stages, low=1, integral_only=False)
+        recompute = one_of("recompute", self.recompute, RECOMPUTE)
+        if n % (t * p * c):
+            raise ValueError(f"gpus must be a multiple of tp·pp·cp = {t * p * c:,}, got {n!r}")
+        d = n // (t * p * c)
+        if d * c > U16_MAX:
+            raise ValueError(f"gpus must keep the data-parallel group gpus/(tp·pp) within 1..{U16_MAX:,} "
+                             f"ranks, got {n!r} ({d * c:,} ranks)")
+        if batch % (b * d):
+            raise ValueError(f"global_batch must be a multiple of microbatch·dp = {b * d:,} sequences, got {batch!r}")
+        m = batch // (b * d)
+        if v > 1 and p == 1:
+            raise ValueError(f"virtual_stages must be 1 when pp = 1 (interleaving needs a pipeline), got {v!r}")
+        if v * m > U16_MAX:
+            raise ValueError(f"virtual_stages must keep virtual_stages·microbatches within 1..{U16_MAX:,}, "
+                             f"got {v!r} ({v * m:,})")
+        _set(self, gpus=n, tp=t, pp=p, global_batch=batch, microbatch=b, cp=c, virtual_stages=v,
+             recompute=recompute, dp=d, microbatches=m)
+
+
+# -- the GPU and its wires ----------------------------------------------------------------------------
+
+def memory_bandwidth_TBps(peak_tflops: float) -> float:
+    """Default HBM bandwidth of a GPU with this 16-bit dense peak, TB/s: H100 SXM's 3.35 above
+    400 TFLOP/s (989 TFLOP/s), A100's 2.0 below (312 TFLOP/s; 2.04 for the 80 GB SXM part, 1.56
+    for the 40 GB). Sources: NVIDIA's A100 and H100 datasheets."""
+    peak = real("peak_tflops", peak_tflops, low_open=True, unit="TFLOP/s")
+    return 3.35 if peak > 400.0 else 2.0
+
+
+_FROM_GPU = ("peak_tflops", "scale_up_GBps", "scale_up_gpus", "memory_TBps")
+
+
+@dataclass(frozen=True, slots=True)
+class Hardware:
+    """One GPU and its wires: the 16-bit dense ``peak_tflops`` (TFLOP/s), ``scale_up_GBps`` and
+    ``scale_out_GBps`` per GPU and direction (GB/s; ``inf`` for a wire that costs nothing),
+    ``scale_up_gpus`` in one scale-up domain (default 8), ``memory_TBps`` (TB/s; default
+    ``memory_bandwidth_TBps(peak)``), and the ``gpus.Gpu`` record they came from (``None``: typed by hand)."""
+
+    peak_tflops: float
+    scale_up_GBps: float
+    scale_out_GBps: float
+    scale_up_gpus: int = 8
+    memory_TBps: float | None = None
+    gpu: Gpu | None = None
+
+    def __post_init__(self) -> None:
+        domain = whole("scale_up_gpus", self.scale_up_gpus, low=1, integral_only=False)
+        peak = real("peak_tflops", self.peak_tflops, low_open=True, unit="TFLOP/s")
+        _set(self, scale_up_gpus=domain, peak_tflops=peak,
+             scale_up_GBps=real("scale_up_GBps", self.scale_up_GBps, low_open=True, allow_inf=True, unit="GB/s"),
+             scale_out_GBps=real("scale_out_GBps", self.scale_out_GBps, low_open=True, allow_inf=True, unit="GB/s"),
+             memory_TBps=(memory_bandwidth_TBps(peak) if self.memory_TBps is None else
+                          real("memory_TBps", self.memory_TBps, low_open=True, allow_inf=True, unit="TB/s")))
+        if self.gpu is not None and not isinstance(self.gpu, Gpu):
+            raise ValueError(f"gpu must be a Gpu record or None, got {self.gpu!r}")
+
+    @classmethod
+    def of(cls, gpu: str | Gpu | None = None, *, peak_tflops: float | None = None,
+           scale_up_GBps: float | None = None, scale_out_GBps: float, scale_up_gpus: int | None = None,
+           memory_TBps: float | None = None) -> "Hardware":
+        """The hardware of a run: each number given wins; a missing one comes from ``gpu`` (a name of
+        ``gpus.GPUS`` or a ``Gpu``; ``Gpu.run_inputs``); without ``gpu`` the domain is 8 GPUs."""
+        if gpu is None:
+            return cls(peak_tflops, scale_up_GBps, scale_out_GBps, 8 if scale_up_gpus is None else scale_up_gpus,
+                       memory_TBps)
+        record = gpu if isinstance(gpu, Gpu) else gpu_named(gpu)  # type: ignore[arg-type]
+        given = (peak_tflops, scale_up_GBps, scale_up_gpus, memory_TBps)
+        peak, up, domain, memory = (record.run_inputs[k] if g is None else g for g, k in zip(given, _FROM_GPU))
+        return cls(peak, up, scale_out_GBps, domain, memory, record)
+
+    @property
+    def peak(self) -> float:
+        """The 16-bit peak in FLOP/s."""
+        return self.peak_tflops * 1e12
+
+
+# -- the training stack's switches --------------------------------------------------------------------
+
+def _switch(name: str, value: object) -> bool:
+    """A boolean switch; the CSV's ``yes``/``no`` read as True/False."""
+    if isinstance(value, str) and value in ("yes", "no"):
+        return value == "yes"
+    return flag(name, value)
+
+
+@dataclass(frozen=True, slots=True)
+class Stack:
+    """The switches a training stack states in its configuration; the defaults are Megatron-LM's
+    2021 stack (Narayanan et al. 2021), the stack of most rows in ``measurements.csv``.
+
+    ``sequence_parallel = None`` means "as the run's ``tp`` implies": off (the 2021 default).
+    Checked where made: ``ValueError`` naming the switch for a value outside its choices.
+    """
+
+    precision: str = "bf16"
+    sharding: str = "none"
+    overlap: bool = False
+    flash_attention: bool = False
+    gated_mlp: bool = False
+    sequence_parallel: bool | None = None
+
+    def __post_init__(self) -> None:
+        _checked_fields(self, _STACK_CHECKS)
+
+    def checked(self) -> "Stack":
+        """The record itself: a ``Stack`` is checked when it is made (kept for older callers)."""
+        return self
+
+
+def _optional_switch(name: str, value: object) -> bool | None:
+    return None if value is None else _switch(name, value)
+
+
+_STACK_CHECKS = _checks(
+    Stack, precision=lambda k, x: str(one_of(k, x, PRECISIONS)), sharding=lambda k, x: str(one_of(k, x, SHARDINGS)),
+    overlap=flag, flash_attention=_switch, gated_mlp=flag, sequence_parallel=_optional_switch)
+
+
+# -- the constants ----------------------------------------------------------------------------------
+
+KERNEL_EFFICIENCY = 0.700
+"""Share of the 16-bit peak the GEMMs sustain (fitted with KERNEL_HALF_WIDTH: CALIBRATION rows
+``nar21-t2-04`` and ``nar21-t1-01``)."""
+KERNEL_EFFICIENCY_HOPPER = 0.608
+"""Share of the 16-bit peak a Hopper GPU's (H100's) GEMMs sustain, used for a peak above 400 TFLOP/s
+(fitted: CALIBRATION row ``mosaic23-h100-70b-s2048-g64``). Added after looking: the H100 rows came
+out too fast at ``KERNEL_EFFICIENCY``, and the constant was introduced then, its row picked by the
+Ampere rule. A plausible reason, not a measured one: a Hopper's GEMMs reach a smaller share of their
+peak than an Ampere's, the 700 W power limit holding the clocks below the boost clock the peak is
+quoted at."""
+KERNEL_HALF_WIDTH = 51.0
+"""Hidden size at which the GEMMs reach half of ``KERNEL_EFFICIENCY`` (Hockney's n½). Fitted with
+KERNEL_EFFICIENCY, it lands near 0 (51, against hidden sizes of 2,304 and up: the 1.7 B row's GEMMs
+keep 98% of η_∞): once the memory-bound work of ``elementwise_bytes`` is counted, the narrow rows
+need almost no slower GEMMs; the width law of the 2021 runs is that traffic (their unfused softmax
+above all), not the GEMMs. (It sat at its bound 0 while the output layer was spread over every
+stage; on the last stage it takes time from the wide rows, and η_∞ rises to meet them.)"""
+BUS_EFFICIENCY_UP = 0.82
+"""Ring all-reduce bus bandwidth over the scale-up link rate (CALIBRATION[2])."""
+BUS_EFFICIENCY_OUT = 0.80
+"""Ring all-reduce bus bandwidth over the scale-out (NIC) rate (CALIBRATION[3])."""
+DP_OVERLAP = 0.0
+"""Share of the data-parallel traffic hidden by hand beyond what ``overlap`` computes (not fitted)."""
+LATENCY_S = 5.94e-6
+"""α, the latency of one step of a collective, s: the 4-byte all-reduce of row ``nccl1244-latency``
+(47.54 µs on 16 GPUs) over its 2⌈log₂ 16⌉ = 8 steps."""
+STRAGGLER_CV = 0.0018
+"""Coefficient of variation of one rank's step time (CALIBRATION[5])."""
+GRAD_BYTES = 4
+"""Bytes per gradient element in the data-parallel reduction: FP32 (not fitted; Megatron-LM's
+``accumulate_allreduce_grads_in_fp32``)."""
+FP8_GEMM_EFFICIENCY = 0.80
+"""Share of its 16-bit efficiency an FP8 GEMM keeps against the doubled 8-bit peak (assumed, not
+fitted): per-tensor scaling, the FP8 GEMMs' higher demand on operand bandwidth and the smaller
+tiles of Hopper's FP8 path keep large FP8 GEMMs near 1.6× the BF16 rate, not 2×."""
+OVERLAP_SLOWDOWN = 0.10
+"""Share of a hidden transfer's time that the compute it runs beside still loses (assumed): the
+collective's kernels occupy streaming multiprocessors and memory bandwidth while they run."""
+
+
+@dataclass(frozen=True, slots=True)
+class Constants:
+    """The predictor's constants (defaults: the calibrated and stated values above) and its two ways of
+    timing compute: ``causal_attention`` (the attention products at a causal kernel's half) and
+    ``kernels`` (every GEMM timed from its shape by ``gemm.gemm_time``; needs a GPU with a table).
+
+    Efficiencies are shares in (0, 1]; ``overlap_slowdown`` and the hand-set overlaps in [0, 1];
+    ``kernel_half_width`` (a hidden size), ``latency_s`` (s) and ``straggler_cv`` at least 0;
+    ``grad_bytes`` above 0."""
+
+    kernel_efficiency: float = KERNEL_EFFICIENCY
+    hopper_kernel_efficiency: float = KERNEL_EFFICIENCY_HOPPER
+    kernel_half_width: float = KERNEL_HALF_WIDTH
+    bus_efficiency_up: float = BUS_EFFICIENCY_UP
+    bus_efficiency_out: float = BUS_EFFICIENCY_OUT
+    latency_s: float = LATENCY_S
+    fp8_efficiency: float = FP8_GEMM_EFFICIENCY
+    overlap_slowdown: float = OVERLAP_SLOWDOWN
+    tp_overlap: float = 0.0
+    pp_overlap: float = 0.0
+    dp_overlap: float = DP_OVERLAP
+    straggler_cv: float = STRAGGLER_CV
+    grad_bytes: float = GRAD_BYTES
+    causal_attention: bool = False
+    kernels: bool = False
+
+    def __post_init__(self) -> None:
+        _checked_fields(self, _CONSTANT_CHECKS)
+
+    def efficiency(self, hardware: Hardware) -> float:
+        """η_∞ for this GPU: ``hopper_kernel_efficiency`` above a 400 TFLOP/s peak, else ``kernel_efficiency``."""
+        return self.hopper_kernel_efficiency if hardware.peak > 400e12 else self.kernel_efficiency
+
+
+_share = partial(probability, low_open=True)
+_CONSTANT_CHECKS = _checks(
+    Constants, kernel_efficiency=_share, hopper_kernel_efficiency=_share, kernel_half_width=real,
+    bus_efficiency_up=_share, bus_efficiency_out=_share, latency_s=partial(real, unit="s"), fp8_efficiency=_share,
+    overlap_slowdown=probability, tp_overlap=probability, pp_overlap=probability, dp_overlap=probability,
+    straggler_cv=real, grad_bytes=partial(real, low_open=True, unit="bytes"), causal_attention=flag, kernels=flag)
+
+
+# -- what needs two records ---------------------------------------------------------------------------
+
+def check_fit(shape: ModelShape, layout: Layout, hardware: Hardware, constants: Constants) -> None:
+    """``ValueError`` unless the records fit one another: a layer per pipeline stage and per chunk,
+    ``v`` dividing a stage's ``⌈l/p⌉`` layers, ``seq_len`` a multiple of ``cp``, ``heads`` a multiple
+    of ``tp``, and ``kernels`` given a GPU record and ``heads``."""
+    l, p, v = shape.layers, layout.pp, layout.virtual_stages
+    if l < p:
+        raise ValueError(f"layers must be at least pp = {p:,} (a layer per stage), got {l!r}")
+    if l < v * p:
+        raise ValueError(f"virtual_stages·pp must be at most layers = {l:,} (a layer per chunk), got "
+                         f"virtual_stages = {v:,} with pp = {p:,} ({v * p:,})")
+    stage_layers = -(-l // p)
+    if stage_layers % v:
+        raise ValueError(f"virtual_stages must divide the {stage_layers:,} layers of a stage (layers = {l:,}, "
+                         f"pp = {p:,}), got {v!r}")
+    if shape.seq_len % layout.cp:
+        raise ValueError(f"seq_len must be a multiple of cp = {layout.cp:,} tokens, got {shape.seq_len!r}")
+    if shape.heads is not None and shape.heads % layout.tp:
+        raise ValueError(f"heads must divide hidden = {shape.hidden:,} and be a multiple of tp = {layout.tp:,}, "
+                         f"got {shape.heads!r}")
+    if constants.kernels and hardware.gpu is None:
+        raise ValueError("gpu must name a GPU with a kernel table when kernels is True, got None")
+    if constants.kernels and shape.heads is None:
+        raise ValueError("heads must be given when kernels is True (the attention kernels' shape), got None")
