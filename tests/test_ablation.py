@@ -23,6 +23,12 @@ def test_variants_switch_what_they_say():
     assert ablation.ablation_config("kernels", "nemo24-llama2-70b-64")["kernels"] is True
     assert ablation.ablation_config("kernels", "nar21-t1-02") == {
         **ablation.ablation_config("today", "nar21-t1-02"), "causal_attention": True}  # A100: no GEMM table
+    # FlashAttention's rates by the stack: Transformer Engine's fused attention as FA3, others FA2, Blackwell none
+    assert ablation.ablation_config("kernels_fa", "nemo24-llama2-70b-64")["attention_kernel"] == "fa3"
+    assert ablation.ablation_config("kernels_fa", "titan24-t1-8b-compile")["attention_kernel"] == "fa2"
+    assert ablation.ablation_config("kernels_fa", "mbridge25-b200-llama3-8b") == ablation.ablation_config(
+        "kernels", "mbridge25-b200-llama3-8b")
+    assert ablation.ablation_config("kernels_fa", "nar21-t1-02") == ablation.ablation_config("kernels", "nar21-t1-02")
     assert dict(ablation.refit_for("today")) == {}
     with pytest.raises(ValueError, match="^variant must be one of"):
         ablation.ablation_config("fp8", "nar21-t1-02")

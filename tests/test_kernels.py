@@ -64,3 +64,60 @@ def test_bad_input_is_refused_by_name(call, name):
     with pytest.raises(ValueError, match=f"^{name} must"):
         call()
 
+
+
+# -- attention at FlashAttention's own rates (issue 43, item 2) ------------------------------------------
+
+from clustermath.validation.kernels import ATTENTION_POINTS, attention_table_time  # noqa: E402
+
+BENCH = dict(hidden=2048, heads=16, seq_len=8192, microbatch=2)
+"""benchmark_attn.py's shape for the printed points: 2 sequences of 8,192 tokens, 16 heads of 128."""
+
+
+@pytest.mark.parametrize("kernel, fwd_ms, bwd_ms", [("fa2", 1.935, 4.788), ("fa3", 0.873, 2.585)])
+def test_the_flashattention_table_points_are_reproduced(kernel, fwd_ms, bwd_ms):
+    point = ATTENTION_POINTS[("H100-SXM5-80GB", kernel)]
+    flops = 2.0 * 2 * 16 * 8192 * 8192 * 128                # causal forward: half of 4·b·a·s²·d
+    near = dict(rel=2.5e-4, abs=5e-4)   # printed to four digits (half a unit of 287.1 is 1.7e-4 of it), ms to three
+    assert flops / (point.fwd_tflops * 1e12) * 1e3 == pytest.approx(fwd_ms, **near)
+    assert 2.5 * flops / (point.bwd_tflops * 1e12) * 1e3 == pytest.approx(bwd_ms, **near)
+    assert attention_table_time(**BENCH, gpu="H100", kernel=kernel) * 1e3 == pytest.approx(fwd_ms + bwd_ms, abs=1e-3)
+    # full recomputation runs the forward once more
+    assert attention_table_time(**BENCH, gpu="H100", kernel=kernel, recompute=True) * 1e3 == pytest.approx(
+        2 * fwd_ms + bwd_ms, abs=1.5e-3)
+
+
+def test_flashattention_time_grows_with_its_sizes_and_fa3_beats_fa2():
+    base = attention_table_time(**BENCH, gpu="H200", kernel="fa3")      # H200 runs the H100's kernels
+    assert base == attention_table_time(**BENCH, gpu="H100", kernel="fa3")
+    assert base < attention_table_time(**BENCH, gpu="H100", kernel="fa2")
+    for change in ({"seq_len": 16_384}, {"microbatch": 4}, {"heads": 32, "hidden": 4096}):
+        assert attention_table_time(**{**BENCH, **change}, gpu="H100", kernel="fa3") > base
+    assert attention_table_time(**BENCH, gpu="H100", kernel="fa3", tp=2) == pytest.approx(base / 2)
+    assert attention_table_time(**BENCH, gpu="H100", kernel="fa3", cp=2) == pytest.approx(base / 2)
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"kernel": "fa4"}, "kernel must be one of ['fa2', 'fa3']"),
+    ({"gpu": "B200"}, "gpu must be one with a fa3 table"),
+    ({"heads": 0}, "heads must be a whole number in 1..inf"),
+    ({"tp": 3}, "heads must be a multiple of 3"),
+])
+def test_flashattention_refuses_what_it_has_no_table_for(change, message):
+    with pytest.raises(ValueError) as err:
+        attention_table_time(**{**BENCH, "gpu": "H100", "kernel": "fa3", **change})
+    assert str(err.value).startswith(message), str(err.value)
+
+
+def test_predict_run_times_attention_by_the_table_only_where_asked():
+    from clustermath import predict_run
+    run = dict(layers=32, hidden=4096, heads=32, kv_heads=8, ffn_hidden=14_336, seq_len=8192, vocab=128_256,
+               global_batch=64, microbatch=1, gpus=8, tp=1, pp=1, scale_out_GBps=50.0, gpu="H100",
+               flash_attention=True, gated_mlp=True, kernels=True)
+    gemm, fa2, fa3 = (predict_run(**run, attention_kernel=k) for k in (None, "fa2", "fa3"))
+    assert fa3.step_s < fa2.step_s and fa2.dp_comm_s == gemm.dp_comm_s == fa3.dp_comm_s
+    assert fa2.model_flops == gemm.model_flops
+    with pytest.raises(ValueError, match="^attention_kernel must be None unless kernels is True"):
+        predict_run(**{**run, "kernels": False}, attention_kernel="fa3")
+    with pytest.raises(ValueError, match=r"^attention_kernel must be one of \[None, 'fa2', 'fa3'\]"):
+        predict_run(**run, attention_kernel="flash")

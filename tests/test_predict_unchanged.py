@@ -63,7 +63,7 @@ def cases() -> dict[str, dict]:
     out: dict[str, dict] = {}
     for rid in _rows():
         out[f"row:{rid}"] = m.run_config(rid, accepts=predict_run)
-        for variant in ablation.ABLATIONS[1:]:
+        for variant in ("by_name", "causal", "kernels"):   # the variants there were when the store was written
             out[f"{variant}:{rid}"] = ablation.ablation_config(variant, rid)
     for name in BASES:
         base = _base(name)

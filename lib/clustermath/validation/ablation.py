@@ -7,7 +7,12 @@ Each *variant* predicts every throughput row ``holdout`` counts as ``validation`
               ``Gpu`` record instead of the row's columns (rows on a part with no record unchanged);
 ``causal``    ``causal_attention=True``: the attention products at half time;
 ``kernels``   ``kernels=True`` with the row's GPU (every GEMM timed from its shape by ``gemm_time``)
-              where the GPU has a GEMM table; elsewhere (A100) ``causal`` alone.
+              where the GPU has a GEMM table; elsewhere (A100) ``causal`` alone;
+``kernels_fa`` ``kernels`` with attention at a FlashAttention benchmark's rates (``attention_kernel``):
+              ``fa3`` for a stack built on Transformer Engine (its cuDNN fused attention runs at
+              FlashAttention-3's speed on long sequences), ``fa2`` for any other (flash-attn 2, PyTorch's
+              SDPA); a GPU family without a point (Blackwell) keeps ``kernels``. The rule is the stack's
+              ``software`` column, fixed before any error was looked at.
 
 A variant that changes the step's timing has the chapter's solved constants (``CALIBRATION`` rows with a
 run: ``kernel_efficiency``, ``kernel_half_width``, ``hopper_kernel_efficiency``) refitted on their own
@@ -25,11 +30,12 @@ from ..validate import one_of
 from . import holdout, measurements as m
 from .gemm import KERNEL_FAMILY
 from .gpus import GPUS
+from .kernels import ATTENTION_POINTS
 from .predict import CALIBRATION, calibrate, predict_run
 
 __all__ = ["ABLATIONS", "ablation_config", "ablation_errors", "ablation_summary", "refit_for"]
 
-ABLATIONS = ("today", "by_name", "causal", "kernels")
+ABLATIONS = ("today", "by_name", "causal", "kernels", "kernels_fa")
 """The variants, in the order the summary prints them."""
 
 _HARDWARE = ("peak_tflops", "scale_up_GBps", "scale_up_gpus", "memory_TBps")
@@ -42,9 +48,11 @@ def ablation_config(variant: str, row: str) -> dict:
     part = str(m.load_measurements().loc[row, "gpu_type"])
     if variant == "by_name" and part in GPUS:
         return {**{k: x for k, x in config.items() if k not in _HARDWARE}, "gpu": part}
-    if variant == "kernels" and part in KERNEL_FAMILY:
-        return {**config, "kernels": True, "gpu": part}
-    if variant in ("causal", "kernels"):
+    if variant in ("kernels", "kernels_fa") and part in KERNEL_FAMILY:
+        kernel = "fa3" if "Transformer Engine" in str(m.load_measurements().loc[row, "software"]) else "fa2"
+        fa = variant == "kernels_fa" and (KERNEL_FAMILY[part], kernel) in ATTENTION_POINTS
+        return {**config, "kernels": True, "gpu": part, **({"attention_kernel": kernel} if fa else {})}
+    if variant in ("causal", "kernels", "kernels_fa"):
         return {**config, "causal_attention": True}
     return config
 

@@ -29,6 +29,7 @@ from typing import Callable, Mapping
 from ..peak import U16_MAX
 from ..validate import flag, one_of, probability, real, whole
 from .gpus import Gpu, gpu as gpu_named
+from .kernels import ATTENTION_KERNELS
 
 __all__ = [
     "BUS_EFFICIENCY_OUT", "BUS_EFFICIENCY_UP", "Constants", "DP_OVERLAP", "FP8_GEMM_EFFICIENCY", "GRAD_BYTES",
@@ -319,9 +320,11 @@ collective's kernels occupy streaming multiprocessors and memory bandwidth while
 
 @dataclass(frozen=True, slots=True)
 class Constants:
-    """The predictor's constants (defaults: the calibrated and stated values above) and its two ways of
-    timing compute: ``causal_attention`` (the attention products at a causal kernel's half) and
-    ``kernels`` (every GEMM timed from its shape by ``gemm.gemm_time``; needs a GPU with a table).
+    """The predictor's constants (defaults: the calibrated and stated values above) and its ways of
+    timing compute: ``causal_attention`` (the attention products at a causal kernel's half),
+    ``kernels`` (every GEMM timed from its shape by ``gemm.gemm_time``; needs a GPU with a table) and,
+    with ``kernels``, ``attention_kernel`` (``fa2`` or ``fa3``: attention at a published FlashAttention
+    benchmark's rates, ``kernels.attention_table_time``; ``None``: as two batched GEMMs).
 
     Efficiencies are shares in (0, 1]; ``overlap_slowdown`` and the hand-set overlaps in [0, 1];
     ``kernel_half_width`` (a hidden size), ``latency_s`` (s) and ``straggler_cv`` at least 0;
@@ -342,6 +345,7 @@ class Constants:
     grad_bytes: float = GRAD_BYTES
     causal_attention: bool = False
     kernels: bool = False
+    attention_kernel: str | None = None
 
     def __post_init__(self) -> None:
         _checked_fields(self, _CONSTANT_CHECKS)
@@ -356,7 +360,8 @@ _CONSTANT_CHECKS = _checks(
     Constants, kernel_efficiency=_share, hopper_kernel_efficiency=_share, kernel_half_width=real,
     bus_efficiency_up=_share, bus_efficiency_out=_share, latency_s=partial(real, unit="s"), fp8_efficiency=_share,
     overlap_slowdown=probability, tp_overlap=probability, pp_overlap=probability, dp_overlap=probability,
-    straggler_cv=real, grad_bytes=partial(real, low_open=True, unit="bytes"), causal_attention=flag, kernels=flag)
+    straggler_cv=real, grad_bytes=partial(real, low_open=True, unit="bytes"), causal_attention=flag, kernels=flag,
+    attention_kernel=lambda k, x: one_of(k, x, (None, *ATTENTION_KERNELS)))
 
 
 # -- what needs two records ---------------------------------------------------------------------------
@@ -364,7 +369,7 @@ _CONSTANT_CHECKS = _checks(
 def check_fit(shape: ModelShape, layout: Layout, hardware: Hardware, constants: Constants) -> None:
     """``ValueError`` unless the records fit one another: a layer per pipeline stage and per chunk,
     ``v`` dividing a stage's ``⌈l/p⌉`` layers, ``seq_len`` a multiple of ``cp``, ``heads`` a multiple
-    of ``tp``, and ``kernels`` given a GPU record and ``heads``."""
+    of ``tp``, ``kernels`` given a GPU record and ``heads``, and ``attention_kernel`` only with ``kernels``."""
     l, p, v = shape.layers, layout.pp, layout.virtual_stages
     if l < p:
         raise ValueError(f"layers must be at least pp = {p:,} (a layer per stage), got {l!r}")
@@ -384,3 +389,5 @@ def check_fit(shape: ModelShape, layout: Layout, hardware: Hardware, constants: 
         raise ValueError("gpu must name a GPU with a kernel table when kernels is True, got None")
     if constants.kernels and shape.heads is None:
         raise ValueError("heads must be given when kernels is True (the attention kernels' shape), got None")
+    if constants.attention_kernel is not None and not constants.kernels:
+        raise ValueError(f"attention_kernel must be None unless kernels is True, got {constants.attention_kernel!r}")

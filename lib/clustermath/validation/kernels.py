@@ -17,17 +17,73 @@ gradient ``K×N×M``. The attention products are causal: a causal kernel skips t
 they take half the time of the full products at the same shape (``flop_counts.attention_flops``);
 they run at 16 bits whatever the linear layers use. The output layer (logits) is ``M = T``,
 ``N = V/t``, ``K = h``, with its two gradients.
+
+Attention as the FlashAttention kernels run it (``attention_table_time``, issue 43 item 2): instead of
+two batched GEMMs, one fused kernel forward and one backward, each at the rate a published FlashAttention
+benchmark prints for that kernel on that GPU generation, with the benchmark's own FLOP convention (the
+causal forward ``2·b·a·s²·d``, half the full ``4·b·a·s²·d``; the backward 2.5 times the forward: five
+products to the forward's two, the scores recomputed). ``ATTENTION_POINTS`` holds one point per kernel
+and generation, chosen by a rule fixed before any training row was compared: head dimension 128 (every
+model of the measurements but one), causal, the longest sequence the table prints.
 """
 from __future__ import annotations
 
-from ..validate import one_of, whole
-from .gemm import GEMM_PRECISIONS, gemm_time
-from .gpus import Gpu
+from dataclasses import dataclass
 
-__all__ = ["CAUSAL_SHARE", "attention_kernel_time", "layer_kernel_time", "logits_kernel_time"]
+from ..validate import one_of, real, whole
+from .gemm import GEMM_PRECISIONS, KERNEL_FAMILY, gemm_time
+from .gpus import Gpu, gpu as _gpu
+
+__all__ = ["ATTENTION_BACKWARD_FLOPS", "ATTENTION_KERNELS", "ATTENTION_POINTS", "AttentionPoint", "CAUSAL_SHARE", "attention_kernel_time",
+           "attention_table_time", "layer_kernel_time", "logits_kernel_time"]
 
 CAUSAL_SHARE = 0.5
 """Share of the full attention products' time a causal kernel takes at the same shape."""
+
+
+ATTENTION_KERNELS = ("fa2", "fa3")
+"""FlashAttention-2 (``flash-attn`` 2, PyTorch's SDPA flash backend) and FlashAttention-3 (Hopper's fused
+kernel; cuDNN's fused attention, which Transformer Engine calls, runs at its speed on long sequences)."""
+
+
+@dataclass(frozen=True, slots=True)
+class AttentionPoint:
+    """One published attention benchmark point: a kernel on a GPU family, causal, head dimension ``d``,
+    sequence ``s``, its forward and backward rates (TFLOP/s in the benchmark's convention) and where."""
+
+    family: str
+    kernel: str
+    head_dim: int
+    seq_len: int
+    fwd_tflops: float
+    bwd_tflops: float
+    source: str
+
+    def __post_init__(self) -> None:
+        one_of("family", self.family, tuple(set(KERNEL_FAMILY.values())))
+        one_of("kernel", self.kernel, ATTENTION_KERNELS)
+        whole("head_dim", self.head_dim, low=1)
+        whole("seq_len", self.seq_len, low=1)
+        real("fwd_tflops", self.fwd_tflops, low_open=True, unit="TFLOP/s")
+        real("bwd_tflops", self.bwd_tflops, low_open=True, unit="TFLOP/s")
+
+
+_FA_PR1791 = ("Dao-AILab/flash-attention pull request #1791 ('ABI stable fa3', 2025-07-31), hopper/benchmark_attn.py "
+              "on main, 'headdim = 128, causal = True, seqlen = 8192': {kernel} fwd {fwd_ms} ms, {fwd} TFLOPS; bwd "
+              "{bwd_ms} ms, {bwd} TFLOPS. The GPU is not named; FlashAttention-3 runs only on Hopper (sm_90), and "
+              "630 TFLOP/s is an H100-class part (an H20 peaks at 148)")
+ATTENTION_POINTS: dict[tuple[str, str], AttentionPoint] = {
+    ("H100-SXM5-80GB", "fa2"): AttentionPoint(
+        "H100-SXM5-80GB", "fa2", 128, 8192, 284.1, 287.1,
+        _FA_PR1791.format(kernel="Fav2", fwd_ms=1.935, fwd=284.1, bwd_ms=4.788, bwd=287.1)),
+    ("H100-SXM5-80GB", "fa3"): AttentionPoint(
+        "H100-SXM5-80GB", "fa3", 128, 8192, 630.0, 531.6,
+        _FA_PR1791.format(kernel="Fav3", fwd_ms=0.873, fwd=630.0, bwd_ms=2.585, bwd=531.6)),
+}
+"""One point per (GPU family, kernel), by the module's rule. No Blackwell point: FlashAttention-3 does not
+run there, and no FlashAttention-2 table for B200 was found; ``attention_table_time`` refuses it."""
+ATTENTION_BACKWARD_FLOPS = 2.5
+"""The backward's FLOPs over the forward's in FlashAttention's benchmarks (five products to two)."""
 
 
 def _linear(m: int, n: int, k: int, g: Gpu | str, precision: str) -> tuple[float, float]:
@@ -92,3 +148,28 @@ def logits_kernel_time(*, hidden: int, vocab: int, seq_len: int, microbatch: int
         "seq_len")
     return _linear(tokens, max(1, -(-v // t)), h, gpu, precision)
 
+
+
+def attention_table_time(*, hidden: int, heads: int, seq_len: int, microbatch: int, tp: int = 1, cp: int = 1,
+                         gpu: Gpu | str, kernel: str, recompute: bool = False) -> float:
+    """Time of one layer's causal attention, forward and backward, for one micro-batch on one GPU, s, at
+    the rates of ``ATTENTION_POINTS``::
+
+        F = 2 · b · (a/t) · (s/c) · s · d            the causal forward's FLOPs (d = h/a)
+        t = F / R_fwd + 2.5 · F / R_bwd   (+ F / R_fwd with full recomputation)
+
+    ``kernel`` is ``fa2`` or ``fa3``; ``ValueError`` for a GPU family without that kernel's point."""
+    h = whole("hidden", hidden, low=1, integral_only=False)
+    a = whole("heads", heads, low=1, integral_only=False)
+    s = whole("seq_len", seq_len, low=1, integral_only=False)
+    c = whole("cp", cp, low=1, integral_only=False)
+    local = whole("microbatch", microbatch, low=1, integral_only=False) * _parts(
+        a, whole("tp", tp, low=1, integral_only=False), "heads")
+    record = gpu if isinstance(gpu, Gpu) else _gpu(gpu)
+    point = ATTENTION_POINTS.get((KERNEL_FAMILY.get(record.name, ""), str(one_of("kernel", kernel, ATTENTION_KERNELS))))
+    if point is None:
+        raise ValueError(f"gpu must be one with a {kernel} table, one of {sorted({g for g, _ in ATTENTION_POINTS})!r} "
+                         f"or a part of its family, got {record.name!r}")
+    flops = 2.0 * local * _parts(s, c, "seq_len") * s * _parts(h, a, "hidden")
+    forward = flops / (point.fwd_tflops * 1e12)
+    return forward * (2.0 if recompute else 1.0) + ATTENTION_BACKWARD_FLOPS * flops / (point.bwd_tflops * 1e12)

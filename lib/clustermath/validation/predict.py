@@ -96,7 +96,7 @@ from .inputs import (
     KERNEL_EFFICIENCY_HOPPER, KERNEL_HALF_WIDTH, LATENCY_S, OVERLAP_SLOWDOWN, PRECISIONS, RECOMPUTE, SHARDINGS,
     STRAGGLER_CV, Constants, Hardware, Layout, ModelShape, Stack, check_fit, memory_bandwidth_TBps,
 )
-from .kernels import CAUSAL_SHARE, attention_kernel_time, layer_kernel_time, logits_kernel_time
+from .kernels import CAUSAL_SHARE, attention_kernel_time, attention_table_time, layer_kernel_time, logits_kernel_time
 
 __all__ = [
     "BUS_EFFICIENCY_OUT", "BUS_EFFICIENCY_UP", "CALIBRATION", "CONSTANTS", "Calibrated", "Calibration", "Constants",
@@ -478,20 +478,27 @@ def straggler_time(busy: float, *, gpus: int, cv: float) -> tuple[float, float]:
 
 def kernel_layer_times(record: Gpu | None, *, hidden: int, ffn_hidden: int, vocab: int, seq_len: int, microbatch: int,
                        microbatches: int, tp: int, cp: int, heads: int | None, kv_share: float, gated_mlp: bool,
-                       precision: str, linear_passes: float, attention_passes: float) -> tuple[float, float, float]:
+                       precision: str, linear_passes: float, attention_passes: float,
+                       attention_kernel: str | None = None) -> tuple[float, float, float]:
     """(one layer's linear GEMMs, its attention products, the output layer) of one GPU in one step, s,
     from the kernels' own shapes (``kernels``): ``m`` micro-batches, each layer forward and backward
     (a second forward with full recomputation, ``linear_passes = 4``), the causal attention products
-    ``attention_passes`` forward-equivalents, the output layer forward and backward at 16 bits."""
+    ``attention_passes`` forward-equivalents (or, with ``attention_kernel``, FlashAttention's own forward and
+    backward at its benchmark's rates, ``attention_table_time``), the output layer forward and backward
+    at 16 bits."""
     if heads is None:
         raise ValueError("heads must be given when kernels is True (the attention kernels' shape), got None")
     shape = dict(seq_len=seq_len, microbatch=microbatch, tp=tp, cp=cp, gpu=record)
     fwd, bwd = layer_kernel_time(hidden=hidden, ffn_hidden=ffn_hidden, kv_heads_share=kv_share,
                                  gated_mlp=gated_mlp, precision=precision, **shape)
-    attention = attention_kernel_time(hidden=hidden, heads=heads, **shape)
+    if attention_kernel is None:
+        attention = attention_passes * attention_kernel_time(hidden=hidden, heads=heads, **shape)
+    else:
+        attention = attention_table_time(hidden=hidden, heads=heads, kernel=attention_kernel,
+                                         recompute=linear_passes > 3.0, **shape)
     out_f, out_b = logits_kernel_time(hidden=hidden, vocab=vocab, **shape) if vocab else (0.0, 0.0)
     return (microbatches * (fwd + bwd + (fwd if linear_passes > 3.0 else 0.0)),
-            microbatches * attention_passes * attention, microbatches * (out_f + out_b))
+            microbatches * attention, microbatches * (out_f + out_b))
 
 
 # -- the step, part by part, from the records -----------------------------------------------------------
@@ -555,7 +562,8 @@ def gemm_times(shape: ModelShape, layout: Layout, hardware: Hardware, stack: Sta
             hardware.gpu, hidden=shape.hidden, ffn_hidden=shape.mlp, vocab=shape.vocab, seq_len=shape.seq_len,
             microbatch=layout.microbatch, microbatches=layout.microbatches, tp=layout.tp, cp=layout.cp,
             heads=shape.heads, kv_share=shape.kv_share, gated_mlp=stack.gated_mlp, precision=stack.precision,
-            linear_passes=flops.linear_passes, attention_passes=flops.attention_passes)
+            linear_passes=flops.linear_passes, attention_passes=flops.attention_passes,
+            attention_kernel=constants.attention_kernel)
     return layer_linear, layer_attn, output
 
 
@@ -812,7 +820,8 @@ def predict_run(*, layers: int, hidden: int, seq_len: int, vocab: int, global_ba
                 fp8_efficiency: float = FP8_GEMM_EFFICIENCY, overlap_slowdown: float = OVERLAP_SLOWDOWN,
                 tp_overlap: float = 0.0, pp_overlap: float = 0.0, dp_overlap: float = DP_OVERLAP,
                 straggler_cv: float = STRAGGLER_CV, grad_bytes: float = GRAD_BYTES,
-                gpu: str | Gpu | None = None, kernels: bool = False, causal_attention: bool = False) -> RunPrediction:
+                gpu: str | Gpu | None = None, kernels: bool = False, causal_attention: bool = False,
+                attention_kernel: str | None = None) -> RunPrediction:
     """Predict one training step of a dense transformer from keywords a reader can type by hand.
 
     The keywords make the five records of ``inputs``, each checked where it is made, and ``predict_step``
@@ -822,7 +831,7 @@ def predict_run(*, layers: int, hidden: int, seq_len: int, vocab: int, global_ba
         Layout(gpus, tp, pp, global_batch, microbatch, cp, virtual_stages, recompute)
         Hardware.of(gpu, peak_tflops, scale_up_GBps, scale_out_GBps, scale_up_gpus, memory_TBps)
         Stack: ``stack`` (default Megatron-LM 2021's) with each switch given as a keyword put in
-        Constants(kernel_efficiency, …, grad_bytes, causal_attention, kernels)
+        Constants(kernel_efficiency, …, grad_bytes, causal_attention, kernels, attention_kernel)
 
     A number given wins over the ``gpu`` record's. Times in s, link rates in GB/s per GPU and direction,
     peaks in TFLOP/s. ``ValueError`` names the argument and its range for impossible input.
@@ -836,7 +845,7 @@ def predict_run(*, layers: int, hidden: int, seq_len: int, vocab: int, global_ba
                     gated_mlp=gated_mlp, sequence_parallel=sequence_parallel),
         Constants(kernel_efficiency, hopper_kernel_efficiency, kernel_half_width, bus_efficiency_up,
                   bus_efficiency_out, latency_s, fp8_efficiency, overlap_slowdown, tp_overlap, pp_overlap,
-                  dp_overlap, straggler_cv, grad_bytes, causal_attention, kernels))
+                  dp_overlap, straggler_cv, grad_bytes, causal_attention, kernels, attention_kernel))
 
 
 def _parameter_total(l: int, h: int, s: int, vocab: int, f: int, kv_share: float, gated: bool) -> float:
