@@ -84,7 +84,8 @@ def test_fp8_is_never_slower_and_at_most_the_peak_ratio_faster(m, n, k, batch, w
     t16 = gemm_time(m, n, k, gpu=which, batch=batch)
     t8 = gemm_time(m, n, k, gpu=which, batch=batch, precision="fp8")
     ratio = gpu(which).fp8_tflops / gpu(which).bf16_tflops
-    assert t16 / ratio <= t8 <= t16
+    # the bound is t16·bf16/fp8, which may round one ulp below t16/ratio (GB200, 4225×1025×18200, batch 8)
+    assert t16 / ratio * (1 - 1e-15) <= t8 <= t16
     assert gemm_time(m, n, k, gpu=which, batch=batch, precision="fp16") == t16
 
 
@@ -136,3 +137,14 @@ def test_a_point_knows_its_time():
     p = KernelPoint("B200-SXM-180GB", "bf16", 2, 4096, 2048, 1024, 1000.0, "a table", "efficiency")
     assert p.seconds == 2 * 2 * 4096 * 2048 * 1024 / 1e15
     assert math.isclose(KERNEL_POINTS[3].tflops, 1523.07, rel_tol=1e-5)  # TileLang's "1.523", in TFLOP/s
+
+
+def test_a_sustained_benchmark_held_out_lands_on_the_model():
+    """The sustained-clock question (issue 43): a GEMM benchmark warmed up to its power-limited clock
+    (stas00/ml-engineering's "Maximum Achievable Matmul FLOPS" table, mamf-finder.py, which keeps its
+    warm-up because a cold GPU's first products run faster than it can sustain) prints 792.1 TFLOP/s
+    for an H100 SXM at its best shape 6144×17920×2816 (BF16, CUDA 12.1). Not fitted on: the model
+    lands within 1%, so the GEMM tables are not boost-clock figures a training run cannot hold."""
+    m, n, k = 6144, 17_920, 2816
+    rate = 2.0 * m * n * k / gemm_time(m, n, k, gpu="H100") / 1e12
+    assert rate == pytest.approx(792.1, rel=0.01)

@@ -152,7 +152,10 @@ Error on the tables' other points (held out; computed when these were fitted): O
 median |error| 12.0 % (worst 46 %) over 372 shapes, 1.9 % (worst 10.6 %) over the 53 with
 ``M·batch ≥ 4,096`` and ``N, K ≥ 1,024`` (the shapes of training); B200 16-bit 13.5 % / 4.6 %
 (worst 13.7 %); B200 FP8 15.5 % / 7.7 % (worst 25 %); TileLang H100 FP8, the five other rows
-within 5.1 %."""
+within 5.1 %. A sustained benchmark, held out: stas00/ml-engineering's "Maximum Achievable Matmul
+FLOPS" table (mamf-finder.py, warmed up to the power-limited clock) prints 792.1 TFLOP/s for an H100
+SXM at 6144×17920×2816 (BF16); ``gemm_time`` gives 785 there (−0.9 %), so the tables are not
+boost-clock figures that a training run cannot sustain (``tests/test_gemm.py``)."""
 
 
 def _as_gpu(value: object) -> Gpu:
