@@ -323,7 +323,9 @@ class RunExplorer(LiveFigure):
         return flags
 
     def table_html(self, result: tuple[RunPrediction, float, float, str]) -> str:
-        return table(("quantity", "value"), self._rows(result), flagged=self._flags(result))
+        rows = self._rows(result)
+        words = [i for i, (label, _) in enumerate(rows) if label == "inputs assumed, not published"]  # wraps
+        return table(("quantity", "value"), rows, flagged=self._flags(result), text_rows=words)
 
     def warnings(self, result: tuple[RunPrediction, float, float, str]) -> list[str]:
         notes = ["predicted step off the scale (over 1.5 × measured)"] if result[0].step_s > SCALE * result[2] else []
