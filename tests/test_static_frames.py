@@ -96,6 +96,8 @@ def move(controls: list[F.Control], state: tuple[int, ...]) -> None:
 @pytest.mark.parametrize("name", sorted(FACTORIES))
 def test_frames_equal_the_live_explorer(name, tmp_path, monkeypatch):
     e = FACTORIES[name]()
+    if getattr(e, "frames_by", None):
+        pytest.skip("frames per run: test_frames_per_run_equal_the_live_explorer")
     controls, _ = F.controls_of(e)
     states = sample(controls)
     monkeypatch.setattr(F, "frame_states", lambda controls, limit=F.GRID_LIMIT: (False, states))
@@ -310,9 +312,11 @@ def test_pictures_are_overlays_unless_they_cannot_be(tmp_path):
 
 
 def test_a_control_another_retargets_is_detached(tmp_path, monkeypatch):
-    """Chapter 6's run picker gives each run its own micro-batches: moving it detaches that slider (its
-    index means nothing on the page); the frame says what its readout shows instead."""
+    """Chapter 6's run picker gives each run its own micro-batches: framed one control at a time from
+    the page's defaults (not per run), moving it detaches that slider (its index means nothing on the
+    page); the frame says what its readout shows instead."""
     e = FACTORIES["validation:published_run"]()
+    e.frames_by = None
     controls, _ = F.controls_of(e)
     run = next(i for i, c in enumerate(controls) if c.kind == "select")
     defaults = tuple(c.default for c in controls)
@@ -325,3 +329,56 @@ def test_a_control_another_retargets_is_detached(tmp_path, monkeypatch):
         state = entry[2].split(",")
         assert {k for k, v in enumerate(state) if v == "-1"} == {int(i) for i in entry[3]}
     assert [c.index() for c in controls] == list(defaults)  # back at the defaults
+
+
+def test_coarse_grids_hold_the_default_and_span_the_range():
+    assert F.coarse(5, 2) == [0, 1, 2, 3, 4]  # few values: every one
+    for count, default in ((651, 400), (335, 17), (61, 42), (21, 0), (101, 18), (61, 0), (61, 60)):
+        grid = F.coarse(count, default)
+        stride = grid[2] - grid[1]
+        assert default in grid and grid == sorted(set(grid)), (count, default, grid)
+        assert len(grid) <= F.RUN_STEPS + 2 and grid[0] <= stride // 2 and grid[-1] >= count - 1 - stride // 2
+
+
+def test_frames_per_run_equal_the_live_explorer(tmp_path, monkeypatch):
+    """Chapter 6's run explorer is framed per run (``frames_by``): each run's frames start from that run's
+    defaults (its own micro-batch and interleaving) with the run held, and, on a sample of runs and
+    values, equal a fresh explorer with the run picked and the one control moved."""
+    e = FACTORIES["validation:published_run"]()
+    controls, _ = F.controls_of(e)
+    by = next(i for i, c in enumerate(controls) if c.kind == "select")
+    default_run = controls[by].default
+    chosen = {0, default_run, len(controls[by].values) - 1}
+    real = F.run_states
+
+    def sampled(these, at, steps=F.RUN_STEPS):
+        if these[at].default not in chosen:
+            return []
+        states = real(these, at, steps)
+        return states[:1] + states[1::7] + states[-1:]
+
+    monkeypatch.setattr(F, "run_states", sampled)
+    index = F.write_frames(e, tmp_path, "run")
+    assert [c.index() for c in controls] == [c.default for c in controls]  # back at the defaults
+    runs = index["by"]["runs"]
+    assert index["by"]["control"] == by and len(runs) == len(controls[by].values)
+    for r in chosen:
+        assert index["frames"][runs[r]["default"]], f"run {r}: no default frame"
+        assert all(int(k.split(",")[by]) == r for k in index["frames"] if k.split(",")[by] == str(r))
+    assert any(runs[r]["labels"] for r in chosen), "no sampled run offers other micro-batches than the page's"
+    default_png = e.picture.value
+    for key, entry in index["frames"].items():
+        requested = tuple(int(k) for k in key.split(","))
+        fresh = FACTORIES["validation:published_run"]()
+        page, _ = F.controls_of(fresh)
+        page[by].set(requested[by])
+        these, _ = F.controls_of(fresh)  # the run's own options
+        assert F.key_of(tuple(c.default for c in these)) == runs[requested[by]]["default"]
+        for c, k in zip(these, requested):
+            if c.index() != k:
+                c.set(k)
+        assert F.key_of(tuple(c.index() for c in these)) == key
+        assert table_html(index, entry[0]) == fresh.table.value, f"{key}: table"
+        shown = picture_of(tmp_path / "run", index, entry, default_png)
+        off = np.abs(shown - rgba(fresh.picture.value)).max(axis=2)
+        assert (off > 2).mean() <= 0.0005, f"{key}: {(off > 2).mean():.4%} pixels differ"

@@ -197,6 +197,21 @@ def test_the_table_helper():
     assert "⚠ over 100% lost" in html
 
 
+def test_text_cells_wrap_and_numbers_do_not():
+    """A column of words (``text=``) or a row of words in a numbers' column (``text_rows=``) is
+    left-aligned and may wrap; a number is right-aligned, tabular and kept on one line (issue 41: the run
+    explorer's assumed inputs were one 629 px line that squeezed the quantity column)."""
+    html = table(("row", "source", "value"), [("a", "Narayanan et al. 2021", "1,024"),
+                                              ("inputs assumed", "none", "scale-up link, peak, GPU")],
+                 text=(1,), text_rows=(1,))
+    found = {text: attrs["style"] for tag, attrs, text in cells(html) if tag in ("td", "th")}
+    for words in ("source", "Narayanan et al. 2021", "none", "scale-up link, peak, GPU"):
+        assert "text-align:left" in found[words] and "white-space:normal" in found[words], words
+    for number in ("value", "1,024"):
+        style = found[number]
+        assert "text-align:right" in style and "white-space:nowrap" in style and "tabular-nums" in style, number
+
+
 @pytest.mark.parametrize("name", sorted(TABLES))
 def test_worked_tables_in_words_and_house_style(name):
     styler = TABLES[name].styled()

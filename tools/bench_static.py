@@ -29,11 +29,10 @@ from urllib.parse import unquote
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests" / "browser"))
 import browsing  # noqa: E402
-from test_frames import EXPLORERS_JS, FOCUS_JS, KEY_CLOCK, key_for, wait_ready  # noqa: E402
+from test_frames import EXPLORERS_JS, FOCUS_JS, KEY_CLOCK, SPEC_JS, key_for, wait_ready  # noqa: E402
 
 BUDGET_P95_MS = 50.0
 
-SPEC_JS = "([k, i]) => window.__cmFramesData[k].controls[i]"
 STATE_JS = "(k) => document.querySelector('.cm-frames-' + k).__cmEngine.state()"
 SHOWN_AT_JS = "(k) => Number(document.querySelector('.cm-frames-' + k).getAttribute('data-cm-shown-at') || 0)"
 BASE_JS = "(k) => document.querySelector('.cm-frames-' + k).__cmEngine.base"

@@ -19,7 +19,9 @@ frames one control reaches from the defaults go into one script, ``pack-c<i>.js`
 several controls at once, a grid's or a preset's, into ``pack-x.js``; a pack over ``PACK_BYTES``
 is split in parts), as ``data:`` URLs, and the index names each picture's pack. The page fetches
 a control's pack when that control first takes the focus or moves, so one touch of an explorer is
-a few requests, not one per picture (issue 41: 113-888 before).
+a few requests, not one per picture (issue 41: 113-888 before). An explorer whose frames are
+computed per value of one control (chapter 6's run picker, ``frames_by``) gets one script per value
+instead, ``pack-r<k>.js``, with that value's frames as well as their pictures (:func:`pack_runs`).
 
 Only the ``html`` builder gets frames (the PDF's single-page build does not:
 paper shows the default picture), and a chapter's old frames are removed
@@ -30,6 +32,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -83,11 +86,80 @@ def _group(state: str, default: list[str]) -> str:
     return f"c{moved[0]}" if len(moved) == 1 else "x"
 
 
+def _table(index: dict, number: int) -> str:
+    """A table's HTML from the index's tokens (``clustermath.views.frames._Tokens.text``)."""
+    ids = index["tables"][number]
+    if ids and ids[0] == -1:
+        whole = list(index["tables"][0])
+        for i in range(1, len(ids), 2):
+            whole[ids[i]] = ids[i + 1]
+        ids = whole
+    return "".join(index["tokens"][i] for i in ids)
+
+
+def _tokenize(tables: list[str]) -> tuple[list[str], list[list[int]]]:
+    """Tables as ids into one list of tokens, each after the first as its differences from the first
+    where it has as many tokens (the index's own scheme, ``_Tokens``)."""
+    tokens: list[str] = []
+    ids_of: dict[str, int] = {}
+    out: list[list[int]] = []
+    for table in tables:
+        ids = []
+        for token in re.split(r"(<[^>]*>)", table):
+            if token:
+                ids.append(ids_of.setdefault(token, len(tokens)))
+                if ids[-1] == len(tokens):
+                    tokens.append(token)
+        if out and len(out[0]) == len(ids):
+            ids = [-1] + [x for i, (a, b) in enumerate(zip(out[0], ids)) if a != b for x in (i, b)]
+        out.append(ids)
+    return tokens, out
+
+
+def _data_url(path: Path) -> str:
+    return f"data:{MIME[path.suffix]};base64," + base64.b64encode(path.read_bytes()).decode("ascii")
+
+
+def pack_runs(explorer: Path, head: str, index: dict) -> dict[str, str]:
+    """Pack an explorer whose frames are per value of one control (``by``, chapter 6's run picker): one
+    script per value, ``pack-r<k>.js``, holding that value's frames (states, tables as tokens) and their
+    pictures, fetched when the reader picks it. The index keeps the controls, each value's defaults and
+    grids, and the default frame only."""
+    by = index["by"]["control"]
+    runs: dict[int, dict[str, list]] = {}
+    for state, entry in index["frames"].items():
+        runs.setdefault(int(state.split(",")[by]), {})[state] = entry
+    used: set[str] = set()
+    for r, frames in sorted(runs.items()):
+        numbers = sorted({e[0] for e in frames.values()})
+        local = {n: k for k, n in enumerate(numbers)}
+        tokens, tables = _tokenize([_table(index, n) for n in numbers])
+        files = sorted({e[1] for e in frames.values() if e[1]})
+        used |= set(files)
+        data = {"frames": {s: [local[e[0]], *e[1:]] for s, e in frames.items()}, "tokens": tokens, "tables": tables}
+        urls = {f: _data_url(explorer / f) for f in files}
+        (explorer / f"pack-r{r}.js").write_text(
+            f"__cmFramesPack({json.dumps(index['key'])},{json.dumps(f'r{r}')},"
+            f"{json.dumps(urls, separators=(',', ':'))},{json.dumps(data, ensure_ascii=False, separators=(',', ':'))});\n",
+            encoding="utf-8")
+    for f in used:
+        (explorer / f).unlink()
+    default = index["frames"][index["default"]]
+    tokens, tables = _tokenize([_table(index, default[0])])
+    index.update(frames={index["default"]: [0, *default[1:]]}, tokens=tokens, tables=tables, packs={})
+    index["by"]["packed"] = True
+    text = json.dumps(index, ensure_ascii=False, separators=(",", ":"))
+    (explorer / "index.js").write_text(f"{head}{text});\n", encoding="utf-8")
+    return {}
+
+
 def pack(explorer: Path) -> dict[str, str]:
     """Pack one explorer's pictures (see the module's docstring); return {picture: pack}. Idempotent."""
     head, index = _read_index(explorer / "index.js")
     if "packs" in index:
         return index["packs"]
+    if "by" in index:
+        return pack_runs(explorer, head, index)
     default = index["default"].split(",")
     groups: dict[str, list[str]] = {}
     placed: dict[str, str] = {}

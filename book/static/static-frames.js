@@ -20,7 +20,11 @@
 
   // packs arrive as scripts (pack-<name>.js calls __cmFramesPack), so pages opened from file:// work too
   var packed = window.__cmFramesPacks = window.__cmFramesPacks || {};
-  window.__cmFramesPack = function (key, name, urls) { (packed[key] = packed[key] || {})[name] = urls; };
+  var extras = window.__cmFramesExtras = window.__cmFramesExtras || {};  // a run's frames, in its pack
+  window.__cmFramesPack = function (key, name, urls, extra) {
+    (packed[key] = packed[key] || {})[name] = urls;
+    if (extra) (extras[key] = extras[key] || {})[name] = extra;
+  };
 
   function text(el) { return (el ? el.textContent : "").replace(/\s+/g, " ").trim(); }
 
@@ -60,7 +64,120 @@
     this.ahead = [];      // files to composite before they are asked for
     this.shown = 0;       // counts the pictures asked for, so a slow one never replaces a later one
     this.packs = {};      // pack name -> Promise of its {file: data URL}
+    // Frames per run (data.by: chapter 6's run picker): each run's frames come in its own pack, one
+    // control at a time from that run's defaults, each slider on the run's grid (a value between its
+    // stops snaps to the next stop); a control whose options the run changes gets the run's options.
+    this.by = data.by ? data.by.control : -1;
+    this.merged = {};     // run -> its frames are in data.frames
+    this.retargeted = {};  // control -> true where some run offers other options than the page's
+    if (this.by >= 0) {
+      data.by.runs.forEach(function (run) {
+        Object.keys(run.labels || {}).forEach(function (i) { self.retargeted[i] = true; });
+      });
+      this.run = this.defaults[this.by];
+    }
   }
+
+  // -- frames per run ------------------------------------------------------------------------------
+  // Promise: the run's pack loaded and its frames, tables and pictures merged into the index
+  Engine.prototype.runPack = function (r) {
+    var self = this, name = "r" + r;
+    if (this.merged[r]) return this.merged[r];
+    this.merged[r] = this.pack(name).then(function (urls) {
+      var extra = (extras[self.key] || {})[name], data = self.data;
+      if (!extra) throw new Error("no frames in pack " + name);
+      var t0 = data.tokens.length, n0 = data.tables.length;
+      extra.tokens.forEach(function (t) { data.tokens.push(t); });
+      var first = extra.tables[0];
+      extra.tables.forEach(function (ids) {
+        if (ids.length && ids[0] === -1) {
+          var whole = first.slice();
+          for (var i = 1; i < ids.length; i += 2) whole[ids[i]] = ids[i + 1];
+          ids = whole;
+        }
+        data.tables.push(ids.map(function (t) { return t + t0; }));
+      });
+      Object.keys(extra.frames).forEach(function (s) {
+        var e = extra.frames[s].slice();
+        e[0] += n0;
+        data.frames[s] = e;
+      });
+      Object.keys(urls).forEach(function (f) { data.packs[f] = name; });
+      return true;
+    });
+    this.merged[r].catch(function () { delete self.merged[r]; });
+    return this.merged[r];
+  };
+
+  // the value indices of a control the current run frames (a slider's grid), or null: every value
+  Engine.prototype.grid = function (i) {
+    if (this.by < 0 || i === this.by) return null;
+    var g = (this.data.by.runs[this.run].grids || {})[i];
+    return g || null;
+  };
+
+  // how many values a control offers in the current run
+  Engine.prototype.count = function (i) {
+    var c = this.controls[i];
+    return c.labels ? c.labels.length : c.spec.count;
+  };
+
+  // the value d stops away from k (undefined: none)
+  Engine.prototype.step = function (i, k, d) {
+    var g = this.grid(i);
+    if (!g) { k += d; return k >= 0 && k < this.count(i) ? k : undefined; }
+    var at = g.indexOf(k);
+    return at < 0 ? undefined : g[at + d];
+  };
+
+  // a slider's value between the run's stops goes to the next stop the way it moved (else the nearest)
+  Engine.prototype.snap = function (i, k) {
+    var g = this.grid(i);
+    if (!g || g.indexOf(k) >= 0) return k;
+    var from = this.current ? this.current[i] : this.defaults[i], best = g[0];
+    g.forEach(function (v) { if (Math.abs(v - k) < Math.abs(best - k)) best = v; });
+    if (best === from && k !== from) {
+      var at = g.indexOf(from), next = g[at + (k > from ? 1 : -1)];
+      if (next !== undefined) best = next;
+    }
+    return best;
+  };
+
+  // the page's controls as the run offers them: its options (range and readout words), switched off
+  // where the run has no such choice
+  Engine.prototype.setRun = function (r) {
+    var self = this, run = this.data.by.runs[r];
+    this.run = r;
+    this.defaults = run["default"].split(",").map(Number);
+    this.controls.forEach(function (c, i) {
+      if (i === self.by) return;
+      var target = c.el.querySelector(".noUi-target");
+      if (self.retargeted[i] && target && target.noUiSlider) {
+        var labels = (run.labels || {})[i] || c.spec.labels || null;
+        c.labels = labels;
+        target.noUiSlider.updateOptions({ range: { min: 0, max: Math.max(1, labels.length - 1) } }, false);
+      }
+      var switched = run.disabled || {};
+      var off = (i in switched ? !!switched[i] : !!c.spec.disabled) || !!(c.labels && c.labels.length < 2);
+      if (target) {
+        if (off) target.setAttribute("disabled", ""); else target.removeAttribute("disabled");
+        c.el.querySelectorAll(".noUi-handle").forEach(function (h) {
+          if (off) h.setAttribute("aria-disabled", "true"); else h.removeAttribute("aria-disabled");
+          h.setAttribute("tabindex", off ? "-1" : "0");
+        });
+      }
+      c.el.classList.toggle("cm-run-off", off);
+    });
+  };
+
+  // the readout of a control the run retargeted: the run's words for the handle's place
+  Engine.prototype.relabel = function (c) {
+    if (!c.labels) return;
+    var target = c.el.querySelector(".noUi-target"), r = c.el.querySelector(".widget-readout");
+    if (!target || !target.noUiSlider || !r) return;
+    var k = Math.min(c.labels.length - 1, Math.max(0, Math.round(Number(target.noUiSlider.get()))));
+    if (r.textContent !== c.labels[k]) r.textContent = c.labels[k];
+  };
 
   Engine.prototype.check = function () {
     // the page must show the default the frames were computed from (else they are stale)
@@ -120,8 +237,12 @@
   // each control's value index; -1 for a detached control the reader has not moved since
   Engine.prototype.state = function () {
     var self = this;
-    return this.controls.map(function (c) {
+    return this.controls.map(function (c, i) {
       var k = self.read(c);
+      if (self.by >= 0 && i !== self.by) {
+        if (c.labels) k = Math.min(k, c.labels.length - 1);
+        return self.snap(i, k);
+      }
       return c.detached && k === c.detachedAt ? -1 : k;
     });
   };
@@ -203,7 +324,7 @@
   // the packs of the frames a control reaches in a step or two from the current state, fetched ahead
   Engine.prototype.warm = function (i) {
     var c = this.controls[i], state = (this.current || this.defaults), self = this;
-    if (!c || !this.data.packs) return;
+    if (!c || !this.data.packs || this.by >= 0) return;
     [1, -1, 2, -2].forEach(function (d) {
       var k = state[i] + d;
       if (k < 0 || k >= c.spec.count) return;
@@ -218,8 +339,8 @@
     var self = this, frames = this.data.frames, near = [], seen = {};
     for (var d = 1; d <= 4; d++) {  // one step of every control first, then two...
       this.controls.forEach(function (c, i) {
-        [state[i] + d, state[i] - d].forEach(function (k) {
-          if (k < 0 || k >= c.spec.count) return;
+        [self.step(i, state[i], d), self.step(i, state[i], -d)].forEach(function (k) {
+          if (k === undefined || k < 0 || k >= self.count(i)) return;
           var s = state.slice(); s[i] = k;
           var f = frames[s.join(",")] || frames[self.defaults.map(function (v, j) { return j === i ? k : v; }).join(",")];
           if (f && f[1] && !seen[f[1]] && self.here(f[1])) { seen[f[1]] = true; near.push(f[1]); }
@@ -437,8 +558,21 @@
   Engine.prototype.sync = function () {
     this.pending = false;
     if (this.applying) return;
+    var self = this;
+    if (this.by >= 0) {  // the chosen run's frames first (its pack, one request)
+      var r = this.read(this.controls[this.by]);
+      if (!this.merged[r] || !this.merged[r].done) {
+        this.runPack(r).then(function () { self.merged[r].done = true; self.sync(); },
+                             function (err) { console.error("static explorer " + self.key + ": " + err.message); });
+        return;
+      }
+      if (r !== this.run) return this.pickRun(r);
+    }
     var state = this.state(), name = state.join(","), frames = this.data.frames, last = this.current;
-    if (name === last.join(",")) return;
+    if (name === last.join(",")) {
+      if (this.by >= 0) this.apply(frames[name], name);  // a slider let go between stops goes back to its stop
+      return;
+    }
     var moved = -1;
     for (var i = 0; i < state.length; i++) if (state[i] !== last[i]) { moved = i; }
     var entry = frames[name], reset = [];
@@ -464,6 +598,28 @@
     this.prefetch(target);
   };
 
+  // A run picked: its defaults, keeping one control the reader had moved where the run frames it (the
+  // controls whose options the run changes go to the run's own values); more than one go back, and say so.
+  Engine.prototype.pickRun = function (r) {
+    var self = this, frames = this.data.frames, last = this.current, moved = [];
+    this.setRun(r);
+    var want = this.defaults.slice();
+    this.controls.forEach(function (c, i) {
+      if (i === self.by || self.retargeted[i] || last[i] === want[i]) return;
+      var s = want.slice(); s[i] = self.snap(i, last[i]);
+      if (frames[s.join(",")]) moved.push([i, s[i]]);
+    });
+    var reset = [];
+    if (moved.length === 1) want[moved[0][0]] = moved[0][1];
+    else moved.forEach(function (m) { reset.push(self.controls[m[0]].spec.label); self.flash(self.controls[m[0]]); });
+    var name = want.join(","), entry = frames[name];
+    if (!entry) { console.error("static explorer " + this.key + ": no frame for state " + name); return; }
+    this.apply(entry, name);
+    this.show(name, entry);
+    this.say(reset);
+    this.prefetch(this.current);
+  };
+
   // Put the controls where the frame says (detached ones show the frame's readout instead).
   Engine.prototype.apply = function (entry, name) {
     var target = (entry[2] || name).split(",").map(Number), readouts = entry[3] || {};
@@ -473,7 +629,9 @@
         var c = this.controls[j];
         if (target[j] === -1) this.detach(c, readouts[j]);
         else if (c.detached) this.attach(c, target[j]);
+        else if (this.by >= 0 && c.spec.kind === "slider") this.attach(c, target[j]);  // back to its stop
         else this.write(c, target[j]);
+        this.relabel(c);
       }
     } finally {
       this.applying = false;
@@ -496,7 +654,9 @@
       c.el.addEventListener("pointerdown", warm);
       if (c.el.contains(document.activeElement)) warm();  // the touch that loaded the frames
       var target = c.el.querySelector(".noUi-target");
-      if (target && target.noUiSlider) target.noUiSlider.on("update.cmframes", poke);
+      if (target && target.noUiSlider) {
+        target.noUiSlider.on("update.cmframes", function () { self.relabel(c); poke(); });
+      }
       c.el.addEventListener("change", poke);
       c.el.addEventListener("click", poke);
       c.el.addEventListener("keyup", poke);
@@ -517,6 +677,9 @@
   window.__cmFramesStart = function (root, key, base, data) {
     var engine = new Engine(root, key, base, data);
     return engine.check().then(function () {
+      if (engine.by < 0) return null;
+      return engine.runPack(engine.run).then(function () { engine.merged[engine.run].done = true; });
+    }).then(function () {
       root.__cmEngine = engine;
       engine.current = engine.defaults.slice();
       root.setAttribute("data-cm-frame", data["default"]);

@@ -20,7 +20,8 @@
   // One note per page, above its first explorer, in words and code (never raw backticks): what the
   // controls do here, and how to make the explorers live. Every control names it (aria-describedby).
   var FRAMED = ["On this page the explorers move through pictures computed when the book was built, " +
-    "one control at a time from the defaults; moving a second control puts the others back, and a " +
+    "one control at a time from the defaults (a published run you pick keeps its own); moving a second " +
+    "control puts the others back, and a " +
     "line at the top of the explorer says so. To combine settings, open the page live with the " +
     "launch button (the rocket at the top of the page), or run ", "make lab", " in a copy of the book."];
   var STILLS = ["On this page the explorers are stills at their default values: a static page runs no " +

@@ -281,7 +281,15 @@ def frame_picture(folder: Path, file: str) -> bytes:
 
     path = folder / "index.js"
     text = path.read_text(encoding="utf-8")
-    packs = json.loads(text[text.index(",") + 1: text.rindex(")")]).get("packs")
+    index = json.loads(text[text.index(",") + 1: text.rindex(")")])
+    packs = index.get("packs")
+    if "by" in index:  # frames per run: the picture is in the pack of a run that shows it
+        for pack in sorted(folder.glob("pack-r*.js")):
+            text = pack.read_text(encoding="utf-8")
+            if f'"{file}":' in text:
+                urls = json.loads(text[text.index("{"): text.index("},{") + 1])
+                return base64.b64decode(urls[file].split(",", 1)[1])
+        raise FileNotFoundError(f"no pack of {folder.name} holds {file}")
     if not packs:
         return (folder / file).read_bytes()
     text = (folder / f"pack-{packs[file]}.js").read_text(encoding="utf-8")

@@ -115,6 +115,18 @@ BLOB_JS = """async (url) => {
 }"""
 
 
+# a control as the page offers it now: its spec, with the count and switch of the chosen run (frames per run)
+SPEC_JS = """([key, i]) => {
+  const root = document.querySelector('.cm-frames-' + key), engine = root.__cmEngine;
+  const spec = Object.assign({}, window.__cmFramesData[key].controls[i]);
+  if (engine && engine.by >= 0) {
+    spec.count = engine.count(i);
+    const t = engine.controls[i].el.querySelector('.noUi-target');
+    if (t && t.hasAttribute('disabled')) spec.disabled = true;
+  }
+  return spec;
+}"""
+
 # every control's readout beside its handle, and (a selection slider) the option labels the page's widget
 # state gives it, found under the explorer's own model
 READOUTS_JS = """(key) => {
@@ -133,7 +145,7 @@ READOUTS_JS = """(key) => {
     return {label: c.spec.label, kind: c.spec.kind, detached: !!c.detached, values: c.spec.values || null,
             handle: t && t.noUiSlider ? Number(t.noUiSlider.get()) : null,
             readout: r ? r.textContent.trim() : null,
-            labels: model ? (state[model].state._options_labels || null) : null};
+            labels: c.labels || (model ? (state[model].state._options_labels || null) : null)};
   });
 }"""
 
@@ -248,7 +260,7 @@ def move_every_control(page) -> list[str]:
             if before["status"] != "ready":
                 bad.append(f"{where}: frames not ready ({before['status']})")
                 break
-            spec = page.evaluate(f"(k) => window.__cmFramesData[k].controls[{i}]", key)
+            spec = page.evaluate(SPEC_JS, [key, i])
             if spec.get("disabled") or spec["count"] < 2:
                 continue  # switched off in the explorer itself (or nothing to move to), live as here
             press = key_for(spec["kind"], before["state"][i], spec["count"])
@@ -444,3 +456,113 @@ def test_the_readout_check_catches_a_readout_off_its_handle():
     assert readout_problems([dict(slider, detached=True, handle=6.0, readout="1")])
     assert readout_problems([dict(slider, detached=True, handle=6.0, readout="7")]) == []  # not on the page's slider
     assert readout_problems([dict(slider, handle=2880.0, readout="2,880", values=[2880.0])]) == []
+
+
+# -- chapter 6: a chosen run stays chosen -----------------------------------------------------------
+
+RUN_PAGE = "notebooks/06_do_the_models_hold.html"
+
+RUN_JS = """() => {
+  const root = [...document.querySelectorAll('.jupyter-widgets.cm-frames')].find(r => {
+    const k = [...r.classList].find(c => c.startsWith('cm-frames-') && c !== 'cm-frames-table'
+                                          && c !== 'cm-frames-picture');
+    return ((window.__cmFramesData || {})[k.slice('cm-frames-'.length)] || {}).by;
+  });
+  if (!root) return null;
+  const key = [...root.classList].find(c => c.startsWith('cm-frames-') && c !== 'cm-frames-table'
+                                            && c !== 'cm-frames-picture').slice('cm-frames-'.length);
+  const data = window.__cmFramesData[key], by = data.by.control;
+  // a run other than the default whose micro-batches differ from the page's and whose every control is on
+  const def = Number(data['default'].split(',')[by]);
+  const run = data.by.runs.findIndex((r, i) => i !== def && Object.keys(r.labels).length
+                                           && !Object.values(r.disabled || {}).some(Boolean));
+  return {key, by, run, runs: data.by.runs.length, controls: data.controls.map(c => c.label)};
+}"""
+
+PICKED_JS = """(key) => {
+  const root = document.querySelector('.cm-frames-' + key), engine = root.__cmEngine;
+  return {picked: root.querySelector('.cm-control-' + engine.by + ' select').selectedIndex,
+          run: engine.run, frame: root.getAttribute('data-cm-frame'), state: engine.state(),
+          defaults: engine.defaults};
+}"""
+
+
+def shown_after(page, key: str, act) -> dict:
+    """Do ``act`` (a move), wait for the explorer to show a new frame, and return what it shows."""
+    before = page.evaluate(SHOWN_JS, key)["shownAt"]
+    act()
+    page.wait_for_function(
+        "([key, t]) => Number(document.querySelector('.cm-frames-' + key).getAttribute('data-cm-shown-at') || 0) > t",
+        arg=[key, before], timeout=10_000)
+    return page.evaluate(SHOWN_JS, key)
+
+
+def frame_problems(page, key: str, what: str) -> list[str]:
+    """The table, the picture and every readout against the frame the explorer says it shows."""
+    shown, bad = page.evaluate(SHOWN_JS, key), []
+    if shown["table"] != shown.get("expectTable"):
+        bad.append(f"{what}: the table is not the frame's")
+    if ",".join(map(str, shown["state"])) != shown["expectState"]:
+        bad.append(f"{what}: the controls read {shown['state']}, the frame is {shown['expectState']}")
+    if shown["expectFile"]:
+        off = picture_is_frame(page, key, frame_pixels(page, key, shown))
+        if off > 0.001:
+            bad.append(f"{what}: {off:.1%} of the picture's pixels on screen are not the frame's")
+    bad += [f"{what}: {b}" for b in readout_problems(page.evaluate(READOUTS_JS, key))]
+    return bad
+
+
+def test_a_chosen_run_stays_chosen(browser_and_base):
+    """Chapter 6's run explorer, framed per run: pick a published run, then move a constant (a key press
+    goes to the next stop of the run's grid), then the run's own micro-batch: the run stays chosen, the
+    picture and the table are the frame for (run, value), and every readout equals its handle (the
+    micro-batch's in the run's own options)."""
+    browser, base = browser_and_base
+    context = browsing.new_context(browser)
+    bad: list[str] = []
+    try:
+        page, visit = browsing.open_page(context, base, RUN_PAGE)
+        found = page.evaluate(RUN_JS)
+        if found is None:  # not loaded yet: touch every explorer's first control
+            for explorer in page.evaluate(EXPLORERS_JS):
+                page.evaluate(FOCUS_JS, [explorer["key"], 0])
+                wait_ready(page, explorer["key"])
+            found = page.evaluate(RUN_JS)
+        assert found and found["run"] >= 0, f"{RUN_PAGE}: no explorer framed per run, or no run to pick"
+        key, by, run = found["key"], found["by"], found["run"]
+        page.evaluate(FOCUS_JS, [key, by])
+        wait_ready(page, key)
+        select = page.locator(f".cm-frames-{key} .cm-control-{by} select")
+        shown_after(page, key, lambda: select.select_option(index=run))
+        picked = page.evaluate(PICKED_JS, key)
+        assert picked["picked"] == run and picked["run"] == run, picked
+        assert picked["frame"] == ",".join(map(str, picked["defaults"])), picked
+        bad += frame_problems(page, key, f"run {run} picked")
+        constant = next(i for i, label in enumerate(found["controls"]) if label == "kernel efficiency")
+        page.evaluate(FOCUS_JS, [key, constant])
+        shown_after(page, key, lambda: page.keyboard.press("ArrowRight"))
+        moved = page.evaluate(PICKED_JS, key)
+        if moved["picked"] != run or moved["state"][by] != run:
+            bad.append(f"kernel efficiency moved: the run went from {run} to {moved['picked']}")
+        if moved["state"][constant] <= picked["state"][constant]:
+            bad.append(f"kernel efficiency did not move up: {moved['state'][constant]}")
+        others = [j for j, (a, b) in enumerate(zip(moved["state"], moved["defaults"])) if a != b and j != constant]
+        if others:
+            bad.append(f"kernel efficiency moved: controls {others} left the run's defaults")
+        bad += frame_problems(page, key, f"run {run}, kernel efficiency up")
+        micro = next(i for i, label in enumerate(found["controls"]) if label.startswith("micro-batch"))
+        page.evaluate(FOCUS_JS, [key, micro])
+        count = page.evaluate(SPEC_JS, [key, micro])["count"]
+        press = key_for("selection", moved["state"][micro], count)
+        shown_after(page, key, lambda: page.keyboard.press(press))
+        after = page.evaluate(PICKED_JS, key)
+        if after["picked"] != run or after["state"][by] != run:
+            bad.append(f"micro-batch moved: the run went from {run} to {after['picked']}")
+        if after["state"][micro] == moved["state"][micro]:
+            bad.append("the micro-batch did not move")
+        bad += frame_problems(page, key, f"run {run}, micro-batch moved")
+        page.close()
+    finally:
+        context.close()
+    bad += console_problems(visit)
+    assert not bad, f"{RUN_PAGE}:" + "".join(f"\n  {b}" for b in bad[:12])

@@ -35,7 +35,7 @@ import pytest
 from PIL import Image
 
 import browsing
-from test_frames import BLOB_JS, FOCUS_JS, SHOWN_JS, key_for, wait_ready
+from test_frames import BLOB_JS, FOCUS_JS, SHOWN_JS, SPEC_JS, key_for, wait_ready
 from test_pages import WIDGET_PAGES
 
 RATIOS = tuple(float(r) for r in os.environ.get("PIXEL_RATIOS", "1,1.25,2").split(","))
@@ -138,7 +138,7 @@ def move_one_control(page, key: str) -> tuple[str, dict] | None:
             continue
         wait_ready(page, key)
         before = page.evaluate(SHOWN_JS, key)
-        spec = page.evaluate(f"(k) => window.__cmFramesData[k].controls[{i}]", key)
+        spec = page.evaluate(SPEC_JS, [key, i])
         if spec.get("disabled") or spec["count"] < 2:
             continue
         page.keyboard.press(key_for(spec["kind"], before["state"][i], spec["count"]))

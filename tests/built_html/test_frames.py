@@ -56,6 +56,55 @@ def packed_pictures(folder: Path, index: dict) -> set[str]:
     return found
 
 
+def run_packs(folder: Path, index: dict) -> tuple[dict, set[str]]:
+    """An index whose frames come per value of one control (``by``: chapter 6's run picker), with every
+    value's pack merged in as the page merges it (frames, tables as tokens), and the pictures the packs hold."""
+    merged = json.loads(json.dumps(index))
+    pictures: set[str] = set()
+    for r in range(len(index["by"]["runs"])):
+        path = folder / f"pack-r{r}.js"
+        if not path.is_file():
+            continue
+        text = path.read_text(encoding="utf-8")
+        body = text[text.index(",", text.index(",") + 1) + 1: text.rindex(")")]
+        urls, extra = json.loads(f"[{body}]")
+        pictures |= set(urls)
+        t0, n0 = len(merged["tokens"]), len(merged["tables"])
+        merged["tokens"] += extra["tokens"]
+        first = extra["tables"][0]
+        for ids in extra["tables"]:
+            if ids and ids[0] == -1:
+                whole = list(first)
+                for i in range(1, len(ids), 2):
+                    whole[ids[i]] = ids[i + 1]
+                ids = whole
+            merged["tables"].append([t + t0 for t in ids])
+        for state, entry in extra["frames"].items():
+            merged["frames"][state] = [entry[0] + n0, *entry[1:]]
+    return merged, pictures
+
+
+def run_problems(index: dict) -> list[str]:
+    """Frames per run: each run's defaults and, one control at a time from them, every value of each
+    control (a slider's every stop on the run's grid), with the run held."""
+    by, bad = index["by"]["control"], []
+    for r, run in enumerate(index["by"]["runs"]):
+        defaults = [int(k) for k in run["default"].split(",")]
+        if defaults[by] != r or run["default"] not in index["frames"]:
+            bad.append(f"run {r}: no frame at its defaults {run['default']}")
+            continue
+        for i, spec in enumerate(index["controls"]):
+            if i == by or (run.get("disabled") or {}).get(str(i), spec.get("disabled", False)):
+                continue
+            values = run["grids"].get(str(i)) or range(len(run["labels"].get(str(i)) or []) or spec["count"])
+            for k in values:
+                key = ",".join(str(k if j == i else d) for j, d in enumerate(defaults))
+                if key not in index["frames"]:
+                    bad.append(f"run {r}: missing frame {key} (control {i}, value {k})")
+                    break
+    return bad
+
+
 def widget_state(page: Path) -> dict:
     states = [json.loads(body) for attrs, body in page_refs(page).scripts if attrs.get("type") == STATE_MIME]
     assert len(states) == 1, f"{page.name}: {len(states)} widget states"
@@ -120,6 +169,15 @@ def check_explorer(state: dict, root: str, index: dict, folder: Path) -> list[st
                 bad.append(f"control {i} ({spec['label']}): a switch with {spec['count']} values")
         else:
             bad.append(f"control {i}: a {name} the page cannot move")
+    if "by" in index:  # frames per run: merged from the runs' packs
+        index, files = run_packs(folder, index)
+        bad += run_problems(index)
+        named = {e[1] for e in index["frames"].values() if e[1]}
+        if named - files:
+            bad.append(f"{len(named - files)} pictures missing, e.g. {sorted(named - files)[:2]}")
+        if files - named:
+            bad.append(f"{len(files - named)} pictures no frame names")
+        return bad
     counts = [1 if c.get("disabled") else c["count"] for c in index["controls"]]  # a switched-off control stays
     expected = math.prod(counts) if index["grid"] else 1 + sum(n - 1 for n in counts)
     defaults = [int(k) for k in index["default"].split(",")]

@@ -121,11 +121,13 @@ def flags(result: Any) -> dict[str, str]:
 
 _PAD = "padding:3px 10px"
 _NUM = f"{_PAD};text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap"
+_TEXT = f"{_PAD};text-align:left;white-space:normal"
+"""A cell of words: left-aligned and allowed to wrap (a number's cell stays right-aligned on one line)."""
 
 
 def table(header: Sequence[str], rows: Sequence[Sequence[str]], *, flagged: Mapping[int, str] | None = None,
           chosen: int | None = None, differ: Sequence[int] = (), text: Sequence[int] = (),
-          nowrap_labels: bool = False) -> str:
+          text_rows: Sequence[int] = (), nowrap_labels: bool = False) -> str:
     """The book's one table style, as inline HTML (so it holds in JupyterLab and on the static site).
 
     ``header`` is in words; the first column is a label (left-aligned), the
@@ -133,13 +135,15 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]], *, flagged: Mapp
     separators). ``flagged`` maps a row index to a note: the row is shaded and
     the note shown under it. ``chosen`` shades one column's header;
     ``differ`` lists rows printed in the flag colour (the two builds disagree);
-    ``text`` lists further columns of words (left-aligned, allowed to wrap);
+    ``text`` lists further columns of words and ``text_rows`` rows whose every cell is words (a
+    row of a numbers' column that holds a list in words): left-aligned, allowed to wrap, where a
+    number's cell is right-aligned, tabular and kept on one line;
     ``nowrap_labels`` keeps each row's label on one line (identifiers with hyphens).
     """
     flagged = dict(flagged or {})
     words_at = {0, *text}
     head = "".join(
-        f"<th scope='col' style='{_PAD if i in words_at else _NUM};border-bottom:1px solid #888;"
+        f"<th scope='col' style='{_PAD if i == 0 else _TEXT if i in words_at else _NUM};border-bottom:1px solid #888;"
         f"{'background:rgba(31,95,168,0.14);' if i == chosen else ''}'>{html.escape(h)}</th>"
         for i, h in enumerate(header))
     body = []
@@ -149,7 +153,8 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]], *, flagged: Mapp
         cells = "".join(
             (f"<th scope='row' style='{_PAD};font-weight:normal;text-align:left"
              f"{';white-space:nowrap' if nowrap_labels else ''}'>{html.escape(c)}</th>" if i == 0
-             else f"<td style='{_PAD if i in words_at else _NUM}'>{html.escape(c)}</td>") for i, c in enumerate(row))
+             else f"<td style='{_TEXT if i in words_at or r in text_rows else _NUM}'>{html.escape(c)}</td>")
+            for i, c in enumerate(row))
         body.append(f"<tr style='{shade}{colour}'>{cells}</tr>")
         if r in flagged:
             body.append(f"<tr style='{shade}'><td colspan='{len(row)}' class='cm-flag' "

@@ -36,6 +36,15 @@ explorers and its title, so it is the same in every build):
   (identical frames share one file); a frame whose picture equals the default
   has none.
 
+Frames per run: an explorer whose ``frames_by`` names one of its controls (chapter 6's run picker)
+gets its frames per value of that control, each set one control at a time from *that* value's
+defaults (the options the explorer offers there, e.g. a run's own micro-batches), with each slider
+on a coarse grid of about ``RUN_STEPS`` values (a stride anchored at the default), so a
+chosen run stays chosen while another control moves. The index then says, per value of that control
+(``by``): the defaults, the grid of each slider and the option labels of each control whose options
+it changes; the page snaps a slider to the grid (``book/static/static-frames.js``) and
+``book/_ext/static_frames.py`` packs each value's frames (tables and pictures) into one script.
+
 Controls understood: ``IntSlider``, ``FloatSlider``, ``SelectionSlider``,
 ``Dropdown``, ``Checkbox``, ``ToggleButton``; a ``Button`` (a preset) is
 pressed once from the defaults and its resulting frame recorded. An explorer
@@ -71,6 +80,9 @@ ENV = "CLUSTERMATH_FRAMES_DIR"
 """The environment variable naming the folder a notebook's frames are written to."""
 GRID_LIMIT = 64
 """Carry every combination of the controls when there are at most this many."""
+RUN_STEPS = 6
+"""Frames per run: about this many values of each slider (five equal steps over its range): 132 runs
+of chapter 6 make about 8,000 frames (12,300 and 7 MB gzipped at 11)."""
 FORMAT_VERSION = 1
 
 _KINDS: tuple[tuple[type, str], ...] = (
@@ -229,6 +241,31 @@ def frame_states(controls: Sequence[Control], grid_limit: int = GRID_LIMIT) -> t
     return False, states
 
 
+def coarse(count: int, default: int, steps: int = RUN_STEPS) -> list[int]:
+    """The value indices of a slider framed per run: every one when there are at most ``steps``; else
+    every ``stride``-th from the default both ways (``stride`` leaves about ``steps`` values over the
+    range), and each end not within half a stride of one."""
+    if count <= steps:
+        return list(range(count))
+    stride = -(-(count - 1) // (steps - 1))
+    grid = set(range(default % stride, count, stride))
+    ends = {k for k in (0, count - 1) if min(abs(k - g) for g in grid) * 2 >= stride}  # not beside a stop
+    return sorted(grid | ends)
+
+
+def run_states(controls: Sequence[Control], by: int, steps: int = RUN_STEPS) -> list[tuple[int, ...]]:
+    """One run's states: its defaults, then each other control moved alone over its values (a slider
+    over ``coarse``), the control ``by`` held at the run; a switched-off control stays."""
+    defaults = tuple(c.default for c in controls)
+    states = [defaults]
+    for i, c in enumerate(controls):
+        if i == by or c.disabled:
+            continue
+        grid = coarse(len(c.values), c.default, steps) if c.kind == "slider" else range(len(c.values))
+        states += [defaults[:i] + (k,) + defaults[i + 1:] for k in grid if k != c.default]
+    return states
+
+
 @dataclass
 class Frame:
     """What the explorer showed for one requested state."""
@@ -341,6 +378,59 @@ def _press(explorer: W.Widget, controls: Sequence[Control], button: W.Button) ->
     frame = _snapshot(explorer, controls, ())
     frame.requested = frame.state
     return frame
+
+
+def _by(explorer: W.Widget, controls: Sequence[Control]) -> int | None:
+    """The index of the control the explorer's frames are computed per value of (``frames_by``), if any."""
+    port = getattr(explorer, "frames_by", None)
+    if not port:
+        return None
+    widget = explorer.controls[port]
+    return next(i for i, c in enumerate(controls) if c.widget is widget)
+
+
+def _runs_of(explorer: W.Widget, controls: Sequence[Control], by: int) -> list[list[Control]]:
+    """The controls as each value of control ``by`` offers them: its options, its defaults (the control
+    ``by`` itself held there, as switched off)."""
+    found = []
+    for r in range(len(controls[by].values)):
+        _reset(controls)
+        controls[by].set(r)
+        these, _ = controls_of(explorer)
+        these[by].disabled = True
+        found.append(these)
+    _reset(controls)
+    return found
+
+
+def _describe_run(these: Sequence[Control], page: Sequence[Control], by: int) -> dict[str, Any]:
+    """What the page needs of one run: its defaults, each slider's grid, and the option labels of each
+    control whose options differ from the page's."""
+    out: dict[str, Any] = {"default": key_of(tuple(c.default for c in these)), "grids": {}, "labels": {}}
+    for i, (c, p) in enumerate(zip(these, page)):
+        if c.kind == "slider" and not c.disabled and len(c.values) > RUN_STEPS:
+            out["grids"][str(i)] = coarse(len(c.values), c.default)
+        if c.kind == "selection" and c.labels != p.labels:
+            out["labels"][str(i)] = list(c.labels)
+        if i != by and c.disabled != p.disabled:
+            out.setdefault("disabled", {})[str(i)] = c.disabled
+    return out
+
+
+def _visit_runs(explorer: W.Widget, controls: Sequence[Control], per_run: Sequence[Sequence[Control]], by: int,
+                states: Sequence[tuple[int, ...]]) -> Iterator[Frame]:
+    """``_visit`` over states of several runs: each in its run, its indices those of that run's options."""
+    now = -1
+    for requested in states:
+        r = requested[by]
+        these = per_run[r]
+        if r != now:
+            _reset(controls)
+            controls[by].set(r)
+            _reset(these)
+            now = r
+        _goto(these, tuple(requested))
+        yield _snapshot(explorer, these, tuple(requested))
 
 
 # -- writing ------------------------------------------------------------------------------------------
@@ -557,7 +647,11 @@ def write_frames(explorer: W.Widget, folder: Path, key: str, grid_limit: int = G
     """Compute and write the explorer's frames into ``folder/key/``; return the index written."""
     start, clock = time.perf_counter(), os.times()
     controls, buttons = controls_of(explorer)
-    grid, states = frame_states(controls, grid_limit)
+    by = _by(explorer, controls)
+    if by is None:
+        grid, states = frame_states(controls, grid_limit)
+    else:
+        grid, states = False, [tuple(c.default for c in controls)]
     out = folder / key
     out.mkdir(parents=True, exist_ok=True)
     pressed: list[tuple[str, Frame]] = []
@@ -569,9 +663,20 @@ def write_frames(explorer: W.Widget, folder: Path, key: str, grid_limit: int = G
             default_png = picture.value if picture is not None else None
             pictures = _Pictures(out, default_png)
 
-            def work(run: Sequence[tuple[int, ...]]) -> list[Row]:
-                return [(f.requested, f.state, f.table, pictures.file(f.picture), f.readouts)
-                        for f in _visit(explorer, controls, run)]
+            runs: list[dict[str, Any]] = []
+            if by is None:
+                def work(run: Sequence[tuple[int, ...]]) -> list[Row]:
+                    return [(f.requested, f.state, f.table, pictures.file(f.picture), f.readouts)
+                            for f in _visit(explorer, controls, run)]
+            else:
+                per_run = _runs_of(explorer, controls, by)
+                runs = [_describe_run(found, controls, by) for found in per_run]
+                states = [states[0]] + [s for found in per_run for s in run_states(found, by, RUN_STEPS)
+                                        if s != states[0]]
+
+                def work(run: Sequence[tuple[int, ...]]) -> list[Row]:
+                    return [(f.requested, f.state, f.table, pictures.file(f.picture), f.readouts)
+                            for f in _visit_runs(explorer, controls, per_run, by, run)]
 
             rows: list[Row] = [(first.requested, first.state, first.table, pictures.file(first.picture), {})]
             rows += _in_parallel(work, states[1:], jobs() if processes is None else processes)
@@ -609,6 +714,7 @@ def write_frames(explorer: W.Widget, folder: Path, key: str, grid_limit: int = G
         "grid": grid,
         "controls": [c.describe() for c in controls],
         "buttons": buttons_index,
+        **({"by": {"control": by, "runs": runs}} if by is not None else {}),
         "default": key_of(states[0]),
         "tokens": tokens.tokens,
         "tables": tokens.tables,

@@ -175,6 +175,9 @@ class RunExplorer(LiveFigure):
                readout_format=".4f"),
     )
 
+    frames_by = "row"
+    """The static page's frames are computed per published run (``views.frames``): a chosen run stays chosen."""
+
     def __init__(self, row: str = "ms24-t2-12") -> None:
         from ..validation import measurements
 
@@ -215,7 +218,10 @@ class RunExplorer(LiveFigure):
         mb, v = controls["microbatch"], controls["virtual_stages"]
         mb.options = [(f"{k:,}", k) for k in _divisors(per_pipeline)]
         mb.value = config["microbatch"]
-        v.options = [(str(k), k) for k in interleavings(config["layers"], pp, config["virtual_stages"])]
+        # a stage holds the layers rounded up (predict_run's rule): 126 layers on 16 stages are stages of 8
+        stage = -(-config["layers"] // pp)
+        v.options = [(str(k), k) for k in interleavings(stage * pp, pp, config["virtual_stages"])
+                     if k * pp <= config["layers"] or k == config["virtual_stages"]]
         v.value = config["virtual_stages"]
         v.disabled = pp == 1
 
@@ -323,7 +329,9 @@ class RunExplorer(LiveFigure):
         return flags
 
     def table_html(self, result: tuple[RunPrediction, float, float, str]) -> str:
-        return table(("quantity", "value"), self._rows(result), flagged=self._flags(result))
+        rows = self._rows(result)
+        words = [i for i, (label, _) in enumerate(rows) if label == "inputs assumed, not published"]  # wraps
+        return table(("quantity", "value"), rows, flagged=self._flags(result), text_rows=words)
 
     def warnings(self, result: tuple[RunPrediction, float, float, str]) -> list[str]:
         notes = ["predicted step off the scale (over 1.5 × measured)"] if result[0].step_s > SCALE * result[2] else []
