@@ -66,9 +66,9 @@ def _checked_fields(record: object, checks: Mapping[str, tuple[Check, object, ob
 
     A field still holding its default object is taken as the default checked once at import, so a
     run typed with the calibrated defaults pays only for what it changes."""
-    for name, (check, default, default_checked) in checks.items():
+    for name, (validate, default, default_checked) in checks.items():
         value = getattr(record, name)
-        normal = default_checked if value is default else check(name, value)
+        normal = default_checked if value is default else validate(name, value)
         if normal is not value:
             object.__setattr__(record, name, normal)
 
@@ -76,7 +76,7 @@ def _checked_fields(record: object, checks: Mapping[str, tuple[Check, object, ob
 def _checks(cls: type, **checks: Check) -> dict[str, tuple[Check, object, object]]:
     """``_checked_fields``' table for ``cls``: each field's check, its default and the default checked."""
     defaults = {f.name: f.default for f in fields(cls)}
-    return {name: (check, defaults[name], check(name, defaults[name])) for name, check in checks.items()}
+    return {name: (validate, defaults[name], validate(name, defaults[name])) for name, validate in checks.items()}
 
 
 # -- what is trained ---------------------------------------------------------------------------------
