@@ -121,3 +121,39 @@ def test_predict_run_times_attention_by_the_table_only_where_asked():
         predict_run(**{**run, "kernels": False}, attention_kernel="fa3")
     with pytest.raises(ValueError, match=r"^attention_kernel must be one of \[None, 'fa2', 'fa3'\]"):
         predict_run(**run, attention_kernel="flash")
+
+
+# -- FP8 casts as memory traffic (issue 43, item 3) ---------------------------------------------------------
+
+from clustermath.validation.kernels import fp8_cast_bytes  # noqa: E402
+
+
+def test_fp8_cast_bytes_by_hand():
+    h, f, t = 1024, 4096, 2
+    per_token, weights = fp8_cast_bytes(hidden=h, ffn_hidden=f, tp=t, casts="te")
+    backward = 3 * h / t + h + f / t + h             # QKV, projection, FC1, FC2 gradients (no GQA, no gate)
+    assert per_token == 4 * (h / t + backward)       # TE: only the projection's input is cast in the forward
+    assert weights == 4 * (3 * h * h + h * h + 2 * h * f) / t
+    dynamic, same = fp8_cast_bytes(hidden=h, ffn_hidden=f, tp=t, casts="dynamic")
+    assert dynamic == 6 * (h + h / t + h + f / t + backward) and same == weights
+    # GQA and a gate change the shapes the casts see
+    gqa, _ = fp8_cast_bytes(hidden=h, ffn_hidden=f, tp=t, kv_heads_share=0.25, gated_mlp=True, casts="te")
+    assert gqa == 4 * (h / t + (h + 2 * h * 0.25) / t + h + 2 * f / t + h)
+    with pytest.raises(ValueError, match=r"^casts must be one of \['te', 'dynamic'\]"):
+        fp8_cast_bytes(hidden=h, ffn_hidden=f, tp=t, casts="fused")
+    with pytest.raises(ValueError, match=r"^kv_heads_share must be a number in \(0, 1\]"):
+        fp8_cast_bytes(hidden=h, ffn_hidden=f, tp=t, kv_heads_share=0, casts="te")
+
+
+def test_fp8_casts_slow_an_fp8_run_only():
+    from clustermath import predict_run
+    run = dict(layers=32, hidden=4096, heads=32, kv_heads=8, ffn_hidden=14_336, seq_len=8192, vocab=128_256,
+               global_batch=64, microbatch=1, gpus=8, tp=1, pp=1, scale_out_GBps=50.0, gpu="H100",
+               flash_attention=True, gated_mlp=True, kernels=True, precision="fp8")
+    none, te, dynamic = (predict_run(**run, fp8_casts=c) for c in (None, "te", "dynamic"))
+    assert none.memory_s < te.memory_s < dynamic.memory_s and none.step_s < te.step_s < dynamic.step_s
+    assert te.tp_comm_s == none.tp_comm_s and te.model_flops == none.model_flops
+    bf16 = {**run, "precision": "bf16"}
+    assert predict_run(**bf16, fp8_casts="te") == predict_run(**bf16)   # no FP8 GEMM, nothing to cast
+    with pytest.raises(ValueError, match="^fp8_casts must be None unless kernels is True"):
+        predict_run(**{**run, "kernels": False}, fp8_casts="te")

@@ -12,7 +12,10 @@ Each *variant* predicts every throughput row ``holdout`` counts as ``validation`
               ``fa3`` for a stack built on Transformer Engine (its cuDNN fused attention runs at
               FlashAttention-3's speed on long sequences), ``fa2`` for any other (flash-attn 2, PyTorch's
               SDPA); a GPU family without a point (Blackwell) keeps ``kernels``. The rule is the stack's
-              ``software`` column, fixed before any error was looked at.
+              ``software`` column, fixed before any error was looked at;
+``kernels_fp8`` ``kernels_fa`` with the FP8 casts as memory traffic on FP8 rows (``fp8_casts``): ``dynamic``
+              for torchtitan's float8 (its ``software`` names float8), ``te`` for every other FP8 stack
+              (Transformer Engine; llm-foundry's FP8 also runs through it).
 
 A variant that changes the step's timing has the chapter's solved constants (``CALIBRATION`` rows with a
 run: ``kernel_efficiency``, ``kernel_half_width``, ``hopper_kernel_efficiency``) refitted on their own
@@ -35,7 +38,7 @@ from .predict import CALIBRATION, calibrate, predict_run
 
 __all__ = ["ABLATIONS", "ablation_config", "ablation_errors", "ablation_summary", "refit_for"]
 
-ABLATIONS = ("today", "by_name", "causal", "kernels", "kernels_fa")
+ABLATIONS = ("today", "by_name", "causal", "kernels", "kernels_fa", "kernels_fp8")
 """The variants, in the order the summary prints them."""
 
 _HARDWARE = ("peak_tflops", "scale_up_GBps", "scale_up_gpus", "memory_TBps")
@@ -48,11 +51,14 @@ def ablation_config(variant: str, row: str) -> dict:
     part = str(m.load_measurements().loc[row, "gpu_type"])
     if variant == "by_name" and part in GPUS:
         return {**{k: x for k, x in config.items() if k not in _HARDWARE}, "gpu": part}
-    if variant in ("kernels", "kernels_fa") and part in KERNEL_FAMILY:
-        kernel = "fa3" if "Transformer Engine" in str(m.load_measurements().loc[row, "software"]) else "fa2"
-        fa = variant == "kernels_fa" and (KERNEL_FAMILY[part], kernel) in ATTENTION_POINTS
-        return {**config, "kernels": True, "gpu": part, **({"attention_kernel": kernel} if fa else {})}
-    if variant in ("causal", "kernels", "kernels_fa"):
+    if variant in ("kernels", "kernels_fa", "kernels_fp8") and part in KERNEL_FAMILY:
+        software = str(m.load_measurements().loc[row, "software"])
+        kernel = "fa3" if "Transformer Engine" in software else "fa2"
+        fa = variant != "kernels" and (KERNEL_FAMILY[part], kernel) in ATTENTION_POINTS
+        casts = variant == "kernels_fp8" and config.get("precision") == "fp8"
+        return {**config, "kernels": True, "gpu": part, **({"attention_kernel": kernel} if fa else {}),
+                **({"fp8_casts": "dynamic" if "float8" in software else "te"} if casts else {})}
+    if variant in ("causal", "kernels", "kernels_fa", "kernels_fp8"):
         return {**config, "causal_attention": True}
     return config
 

@@ -29,7 +29,7 @@ from typing import Callable, Mapping
 from ..peak import U16_MAX
 from ..validate import flag, one_of, probability, real, whole
 from .gpus import Gpu, gpu as gpu_named
-from .kernels import ATTENTION_KERNELS
+from .kernels import ATTENTION_KERNELS, FP8_CASTS
 
 __all__ = [
     "BUS_EFFICIENCY_OUT", "BUS_EFFICIENCY_UP", "Constants", "DP_OVERLAP", "FP8_GEMM_EFFICIENCY", "GRAD_BYTES",
@@ -324,7 +324,9 @@ class Constants:
     timing compute: ``causal_attention`` (the attention products at a causal kernel's half),
     ``kernels`` (every GEMM timed from its shape by ``gemm.gemm_time``; needs a GPU with a table) and,
     with ``kernels``, ``attention_kernel`` (``fa2`` or ``fa3``: attention at a published FlashAttention
-    benchmark's rates, ``kernels.attention_table_time``; ``None``: as two batched GEMMs).
+    benchmark's rates, ``kernels.attention_table_time``; ``None``: as two batched GEMMs) and
+    ``fp8_casts`` (``te`` or ``dynamic``: the FP8 casts as memory traffic, ``kernels.fp8_cast_bytes``, on
+    a run whose precision is FP8; ``None``: not counted).
 
     Efficiencies are shares in (0, 1]; ``overlap_slowdown`` and the hand-set overlaps in [0, 1];
     ``kernel_half_width`` (a hidden size), ``latency_s`` (s) and ``straggler_cv`` at least 0;
@@ -346,6 +348,7 @@ class Constants:
     causal_attention: bool = False
     kernels: bool = False
     attention_kernel: str | None = None
+    fp8_casts: str | None = None
 
     def __post_init__(self) -> None:
         _checked_fields(self, _CONSTANT_CHECKS)
@@ -361,7 +364,8 @@ _CONSTANT_CHECKS = _checks(
     bus_efficiency_up=_share, bus_efficiency_out=_share, latency_s=partial(real, unit="s"), fp8_efficiency=_share,
     overlap_slowdown=probability, tp_overlap=probability, pp_overlap=probability, dp_overlap=probability,
     straggler_cv=real, grad_bytes=partial(real, low_open=True, unit="bytes"), causal_attention=flag, kernels=flag,
-    attention_kernel=lambda k, x: one_of(k, x, (None, *ATTENTION_KERNELS)))
+    attention_kernel=lambda k, x: one_of(k, x, (None, *ATTENTION_KERNELS)),
+    fp8_casts=lambda k, x: one_of(k, x, (None, *FP8_CASTS)))
 
 
 # -- what needs two records ---------------------------------------------------------------------------
@@ -369,7 +373,8 @@ _CONSTANT_CHECKS = _checks(
 def check_fit(shape: ModelShape, layout: Layout, hardware: Hardware, constants: Constants) -> None:
     """``ValueError`` unless the records fit one another: a layer per pipeline stage and per chunk,
     ``v`` dividing a stage's ``⌈l/p⌉`` layers, ``seq_len`` a multiple of ``cp``, ``heads`` a multiple
-    of ``tp``, ``kernels`` given a GPU record and ``heads``, and ``attention_kernel`` only with ``kernels``."""
+    of ``tp``, ``kernels`` given a GPU record and ``heads``, ``attention_kernel`` and ``fp8_casts`` only
+    with ``kernels``."""
     l, p, v = shape.layers, layout.pp, layout.virtual_stages
     if l < p:
         raise ValueError(f"layers must be at least pp = {p:,} (a layer per stage), got {l!r}")
@@ -389,5 +394,6 @@ def check_fit(shape: ModelShape, layout: Layout, hardware: Hardware, constants: 
         raise ValueError("gpu must name a GPU with a kernel table when kernels is True, got None")
     if constants.kernels and shape.heads is None:
         raise ValueError("heads must be given when kernels is True (the attention kernels' shape), got None")
-    if constants.attention_kernel is not None and not constants.kernels:
-        raise ValueError(f"attention_kernel must be None unless kernels is True, got {constants.attention_kernel!r}")
+    for name in ("attention_kernel", "fp8_casts"):
+        if getattr(constants, name) is not None and not constants.kernels:
+            raise ValueError(f"{name} must be None unless kernels is True, got {getattr(constants, name)!r}")

@@ -34,7 +34,7 @@ from ..validate import one_of, real, whole
 from .gemm import GEMM_PRECISIONS, KERNEL_FAMILY, gemm_time
 from .gpus import Gpu, gpu as _gpu
 
-__all__ = ["ATTENTION_BACKWARD_FLOPS", "ATTENTION_KERNELS", "ATTENTION_POINTS", "AttentionPoint", "CAUSAL_SHARE", "attention_kernel_time",
+__all__ = ["ATTENTION_BACKWARD_FLOPS", "ATTENTION_KERNELS", "ATTENTION_POINTS", "FP8_CASTS", "fp8_cast_bytes", "AttentionPoint", "CAUSAL_SHARE", "attention_kernel_time",
            "attention_table_time", "layer_kernel_time", "logits_kernel_time"]
 
 CAUSAL_SHARE = 0.5
@@ -173,3 +173,37 @@ def attention_table_time(*, hidden: int, heads: int, seq_len: int, microbatch: i
     flops = 2.0 * local * _parts(s, c, "seq_len") * s * _parts(h, a, "hidden")
     forward = flops / (point.fwd_tflops * 1e12)
     return forward * (2.0 if recompute else 1.0) + ATTENTION_BACKWARD_FLOPS * flops / (point.bwd_tflops * 1e12)
+
+
+FP8_CASTS = ("te", "dynamic")
+"""How a stack makes the FP8 copies its GEMMs read (issue 43, item 3): ``te``, Transformer Engine, whose
+LayerNorm and activation kernels write the FP8 inputs of QKV, FC1 and FC2 themselves (the amax taken in
+the same pass) and which casts each weight once a step; ``dynamic``, per-tensor scaling computed where it
+is used (torchtitan's float8), every FP8 operand read once for its amax and once for its cast, each
+weight cast again for every micro-batch."""
+
+
+def fp8_cast_bytes(*, hidden: int, ffn_hidden: int, tp: int, kv_heads_share: float = 1.0, gated_mlp: bool = False,
+                   casts: str) -> tuple[float, float]:
+    """(bytes per token, bytes per step) one GPU moves to make one layer's FP8 operands, forward and backward.
+
+    Every cast reads the 16-bit tensor (2 bytes an element) and writes its FP8 copy and the transposed copy
+    the other gradient GEMM reads (1 + 1): 4 bytes an element; ``dynamic`` reads it once more for the amax
+    (6). Per token, elements (``h_kv = h·kv_heads/heads``, ``n = 2`` matrices up for a gated MLP, else 1)::
+
+        forward   QKV in h, projection in h/t, FC1 in h, FC2 in f/t      (``te``: the projection's only)
+        backward  gradients out of QKV (h + 2h_kv)/t, projection h, FC1 n·f/t, FC2 h
+
+    Weights: the layer's ``(h(h + 2h_kv) + h² + (n + 1)·h·f)/t`` elements, 4 bytes each, once a step
+    (``te``) or once a micro-batch (``dynamic``; the caller multiplies). Assumed from how the two stacks
+    are built, not measured; an upper bound where a kernel fuses more."""
+    h = whole("hidden", hidden, low=1, integral_only=False)
+    f = whole("ffn_hidden", ffn_hidden, low=1, integral_only=False)
+    t = whole("tp", tp, low=1, integral_only=False)
+    kv = real("kv_heads_share", kv_heads_share, low_open=True, high=1.0)
+    n = 2 if gated_mlp else 1
+    dynamic = one_of("casts", casts, FP8_CASTS) == "dynamic"
+    forward = (h + h / t + h + f / t) if dynamic else h / t
+    backward = (h + 2 * h * kv) / t + h + n * f / t + h
+    weights = (h * (h + 2 * h * kv) + h * h + (n + 1) * h * f) / t
+    return (6.0 if dynamic else 4.0) * (forward + backward), 4.0 * weights

@@ -96,7 +96,9 @@ from .inputs import (
     KERNEL_EFFICIENCY_HOPPER, KERNEL_HALF_WIDTH, LATENCY_S, OVERLAP_SLOWDOWN, PRECISIONS, RECOMPUTE, SHARDINGS,
     STRAGGLER_CV, Constants, Hardware, Layout, ModelShape, Stack, check_fit, memory_bandwidth_TBps,
 )
-from .kernels import CAUSAL_SHARE, attention_kernel_time, attention_table_time, layer_kernel_time, logits_kernel_time
+from .kernels import (
+    CAUSAL_SHARE, attention_kernel_time, attention_table_time, fp8_cast_bytes, layer_kernel_time, logits_kernel_time,
+)
 
 __all__ = [
     "BUS_EFFICIENCY_OUT", "BUS_EFFICIENCY_UP", "CALIBRATION", "CONSTANTS", "Calibrated", "Calibration", "Constants",
@@ -104,7 +106,7 @@ __all__ = [
     "KERNEL_EFFICIENCY_HOPPER", "KERNEL_HALF_WIDTH", "LATENCY_S", "Layout", "METRICS", "ModelShape", "OVERLAP_SLOWDOWN",
     "PARAM_BYTES", "PRECISIONS", "RECOMPUTE", "Rates", "RunPrediction", "SHARDINGS", "STRAGGLER_CV", "Stack", "Stage",
     "StepFlops", "Transfers", "calibrate", "calibrate_defaults", "check_fit", "collective_time", "compute_time",
-    "data_parallel_bytes", "data_parallel_transfers", "elementwise_bytes", "elementwise_time", "fsdp_exposed",
+    "data_parallel_bytes", "data_parallel_transfers", "elementwise_bytes", "elementwise_time", "fp8_cast_time", "fsdp_exposed",
     "gemm_times", "gradient_exposed", "hardware_flops", "hidden_behind", "kernel_layer_times", "kernel_share",
     "latency_crossover_bytes", "layer_flops", "memory_bandwidth_TBps", "memory_time", "model_flops",
     "model_parallel_transfers", "output_layer_time", "parameter_count", "bubble_time", "predict_run", "predict_step",
@@ -567,16 +569,33 @@ def gemm_times(shape: ModelShape, layout: Layout, hardware: Hardware, stack: Sta
     return layer_linear, layer_attn, output
 
 
-def memory_time(shape: ModelShape, layout: Layout, hardware: Hardware, stack: Stack) -> float:
+def memory_time(shape: ModelShape, layout: Layout, hardware: Hardware, stack: Stack,
+                constants: Constants = Constants()) -> float:
     """One layer's memory-bound work on one GPU in a step, s: ``passes · T/(d·c) · elementwise_bytes / BW_mem``
-    (each GPU of a stage handles its replica's ``T/(d·c)`` tokens; 3 passes, 4 with full recompute)."""
+    (each GPU of a stage handles its replica's ``T/(d·c)`` tokens; 3 passes, 4 with full recompute), plus,
+    with ``fp8_casts`` on an FP8 run, ``fp8_cast_time``."""
     s, c = shape.seq_len, layout.cp
     per_gpu_tokens = layout.global_batch * s / (layout.dp * c)
     ew = elementwise_bytes(hidden=shape.hidden, ffn_hidden=shape.mlp, seq_len=s // c if stack.flash_attention else s,
                            heads=shape.head_count, tp=layout.tp, sequence_parallel=bool(stack.sequence_parallel),
                            flash_attention=stack.flash_attention, gated_mlp=stack.gated_mlp)
-    return elementwise_time(nbytes=per_gpu_tokens * ew, passes=4.0 if layout.recompute == "full" else 3.0,
-                            memory_TBps=hardware.memory_TBps)
+    elementwise = elementwise_time(nbytes=per_gpu_tokens * ew, passes=4.0 if layout.recompute == "full" else 3.0,
+                                   memory_TBps=hardware.memory_TBps)
+    if constants.fp8_casts is None or stack.precision != "fp8":
+        return elementwise
+    return elementwise + fp8_cast_time(shape, layout, hardware, stack, constants.fp8_casts, per_gpu_tokens)
+
+
+def fp8_cast_time(shape: ModelShape, layout: Layout, hardware: Hardware, stack: Stack, casts: str,
+                  tokens: float) -> float:
+    """One layer's FP8 casts on one GPU in a step, s: ``(T/(d·c) · per-token bytes + k · weight bytes) / BW_mem``
+    with ``kernels.fp8_cast_bytes``; the weights cast once a step (``te``) or per micro-batch (``dynamic``,
+    ``k = m``). A full-recompute forward casts its forward operands again: not counted, so there the
+    casts are a lower bound."""
+    per_token, weights = fp8_cast_bytes(hidden=shape.hidden, ffn_hidden=shape.mlp, tp=layout.tp,
+                                        kv_heads_share=shape.kv_share, gated_mlp=stack.gated_mlp, casts=casts)
+    times = layout.microbatches if casts == "dynamic" else 1
+    return elementwise_time(nbytes=tokens * per_token + times * weights, passes=1.0, memory_TBps=hardware.memory_TBps)
 
 
 class Rates(NamedTuple):
@@ -778,7 +797,7 @@ def predict_step(shape: ModelShape, layout: Layout, hardware: Hardware, stack: S
     check_fit(shape, layout, hardware, constants)
     flops = predicted_flops(shape, layout, stack)
     linear, attention, output = gemm_times(shape, layout, hardware, stack, constants, flops)
-    times = (linear, attention, memory_time(shape, layout, hardware, stack))
+    times = (linear, attention, memory_time(shape, layout, hardware, stack, constants))
     sent = transfers(shape, layout, hardware, stack, constants)
     l, p, o_dp, fsdp = shape.layers, layout.pp, constants.dp_overlap, stack.sharding == "full"
     pace = max(stage_time(-(-l // p), 0.0, times, sent, layout, stack, constants),
@@ -821,7 +840,7 @@ def predict_run(*, layers: int, hidden: int, seq_len: int, vocab: int, global_ba
                 tp_overlap: float = 0.0, pp_overlap: float = 0.0, dp_overlap: float = DP_OVERLAP,
                 straggler_cv: float = STRAGGLER_CV, grad_bytes: float = GRAD_BYTES,
                 gpu: str | Gpu | None = None, kernels: bool = False, causal_attention: bool = False,
-                attention_kernel: str | None = None) -> RunPrediction:
+                attention_kernel: str | None = None, fp8_casts: str | None = None) -> RunPrediction:
     """Predict one training step of a dense transformer from keywords a reader can type by hand.
 
     The keywords make the five records of ``inputs``, each checked where it is made, and ``predict_step``
@@ -831,7 +850,7 @@ def predict_run(*, layers: int, hidden: int, seq_len: int, vocab: int, global_ba
         Layout(gpus, tp, pp, global_batch, microbatch, cp, virtual_stages, recompute)
         Hardware.of(gpu, peak_tflops, scale_up_GBps, scale_out_GBps, scale_up_gpus, memory_TBps)
         Stack: ``stack`` (default Megatron-LM 2021's) with each switch given as a keyword put in
-        Constants(kernel_efficiency, …, grad_bytes, causal_attention, kernels, attention_kernel)
+        Constants(kernel_efficiency, …, grad_bytes, causal_attention, kernels, attention_kernel, fp8_casts)
 
     A number given wins over the ``gpu`` record's. Times in s, link rates in GB/s per GPU and direction,
     peaks in TFLOP/s. ``ValueError`` names the argument and its range for impossible input.
@@ -845,7 +864,7 @@ def predict_run(*, layers: int, hidden: int, seq_len: int, vocab: int, global_ba
                     gated_mlp=gated_mlp, sequence_parallel=sequence_parallel),
         Constants(kernel_efficiency, hopper_kernel_efficiency, kernel_half_width, bus_efficiency_up,
                   bus_efficiency_out, latency_s, fp8_efficiency, overlap_slowdown, tp_overlap, pp_overlap,
-                  dp_overlap, straggler_cv, grad_bytes, causal_attention, kernels, attention_kernel))
+                  dp_overlap, straggler_cv, grad_bytes, causal_attention, kernels, attention_kernel, fp8_casts))
 
 
 def _parameter_total(l: int, h: int, s: int, vocab: int, f: int, kv_share: float, gated: bool) -> float:
