@@ -9,12 +9,20 @@ that cell's output is wrapped in a ``worked_table`` node: enumerable as Sphinx's
 the counter of ``{table}`` directives, so numfig numbers it per chapter), with the caption above
 the table and the name as its id, so ``{numref}`tbl-ch1-scaling``` reads "Table 1.3". The caption is
 fixed words (numbers come from the code, in the table itself). The notebook is unchanged.
+
+A table that prints a ``<caption>`` of its own (chapter 1's worked tables: the rows' setting and each
+build's counters, computed) would show a second title under the book's; that caption's words move
+into the numbered caption, after the fixed words, and leave the table, so the table is titled once and
+every computed number stays. Like a figure's, the caption ends in a permalink (the theme's ``#``).
 """
 from __future__ import annotations
 
+import html
+import re
 from typing import Any
 
 from docutils import nodes
+from sphinx.locale import _
 from sphinx.transforms import SphinxTransform
 from sphinx.util import logging
 
@@ -39,6 +47,26 @@ def table_options(metadata: dict) -> dict | None:
     if not isinstance(entry, dict) or not entry.get("name") or not entry.get("caption"):
         raise ValueError(f"cm.table must give a name and a caption, got {entry!r}")
     return entry
+
+
+HTML_CAPTION = re.compile(r"<caption\b[^>]*>(.*?)</caption>\s*", re.S | re.I)
+
+
+def take_caption(table_html: str) -> tuple[str, str]:
+    """(the table's HTML without its first ``<caption>``, that caption as plain text); the text is
+    empty where the table has no caption of its own."""
+    found = HTML_CAPTION.search(table_html)
+    if found is None:
+        return table_html, ""
+    text = html.unescape(re.sub(r"<[^>]+>", "", found.group(1)))
+    return table_html[:found.start()] + table_html[found.end():], " ".join(text.split())
+
+
+def caption_note(fixed: str, note: str) -> str:
+    """The words a table's own caption adds after the book's fixed caption: one sentence on."""
+    if not note:
+        return ""
+    return (" " if fixed.rstrip()[-1:] in ".:;?!" else ". ") + note
 
 
 class WrapWorkedTables(SphinxTransform):
@@ -67,9 +95,17 @@ class WrapWorkedTables(SphinxTransform):
             output = outputs[0]
             table = worked_table(classes=["cm-worked-table"])
             table.source, table.line = cell.source, cell.line
-            table += nodes.caption("", nodes.Text(str(options["caption"])))
+            caption = nodes.caption("", nodes.Text(str(options["caption"])))
+            table += caption
             table.extend(output.children)
+            note = ""
             for raw in list(table.findall(nodes.raw)):
+                if raw.get("format") == "html" and not note:
+                    text, note = take_caption(raw.astext())
+                    if note:
+                        raw.children = [nodes.Text(text)]
+                        caption += nodes.inline("", caption_note(str(options["caption"]), note),
+                                                classes=["cm-table-note"])
                 if "text_html" in raw.get("classes", []):
                     # myst-nb's HTML output (inside its mime-bundle container): a raw node whose
                     # classes the writer turns into the div that scrolls; the box draws that div
@@ -101,10 +137,27 @@ def visit_skip(self: Any, node: nodes.Element) -> None:
     pass
 
 
+def depart_caption_html(self: Any, node: nodes.caption) -> None:
+    """Sphinx's own caption ending, plus a permalink after a worked table's caption (Sphinx gives one
+    to a figure's, a code block's and a ``{table}``'s, not to a caption of another node)."""
+    if isinstance(node.parent, worked_table):
+        self.body.append("</span>")
+        self.add_permalink_ref(node.parent, _("Link to this table"))
+        self.body.append("</p>\n")
+    else:
+        type(self).depart_caption(self, node)
+
+
+def visit_caption_html(self: Any, node: nodes.caption) -> None:
+    type(self).visit_caption(self, node)
+
+
 def setup(app: Any) -> dict:
     app.add_enumerable_node(worked_table, "table", html=(visit_html, depart_html),
                             latex=(visit_skip, visit_skip), text=(visit_skip, visit_skip))
     app.add_node(table_box, html=(visit_box_html, depart_html), latex=(visit_skip, visit_skip),
                  text=(visit_skip, visit_skip))
+    # only the HTML ending of a caption changes; every other caption is written by Sphinx's own methods
+    app.add_node(nodes.caption, override=True, html=(visit_caption_html, depart_caption_html))
     app.add_transform(WrapWorkedTables)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

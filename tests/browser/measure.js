@@ -243,22 +243,53 @@
   }
 
   // ---- wide tables: one that scrolls sideways holds its first column, so each row keeps its name ----
-  const wideTables = [];
-  main.querySelectorAll('table').forEach(t => {
-    if (!shown(t)) return;
-    let area = null;
+  const scrollArea = t => {
     for (let a = t.parentElement; a; a = a.parentElement) {
       const ox = getComputedStyle(a).overflowX;
-      if (ox === 'auto' || ox === 'scroll') { area = a; break; }
+      if (ox === 'auto' || ox === 'scroll') return a;
     }
-    if (!area || area.scrollWidth <= area.clientWidth + 1) return;  // fits (or the clipping checks judge it)
-    const rows = [...t.rows].filter(r => r.cells.length > 1 && shown(r));
-    const loose = rows.filter(r => getComputedStyle(r.cells[0]).position !== 'sticky');
-    const see = getComputedStyle(t.rows[0] && t.rows[0].cells[0] || t);
-    wideTables.push({section: sectionOf(t), head: text(t, 50), width: Math.round(t.scrollWidth),
-                     area: Math.round(area.clientWidth), rows: rows.length, loose: loose.length,
-                     stacked: see.display === 'block'});
-  });
+    return null;
+  };
+  const boxed = [...main.querySelectorAll('table')].filter(shown).map(t => ({t, area: scrollArea(t)}))
+    .filter(b => b.area);
+  const wideTables = [];
+  const entryOf = new Map();
+  const entry = (t, area) => {
+    if (!entryOf.has(t)) {
+      const rows = [...t.rows].filter(r => r.cells.length > 1 && shown(r));
+      const loose = rows.filter(r => getComputedStyle(r.cells[0]).position !== 'sticky');
+      const see = getComputedStyle(t.rows[0] && t.rows[0].cells[0] || t);
+      const e = {section: sectionOf(t), head: text(t, 50), width: Math.round(t.scrollWidth),
+                 area: Math.round(area.clientWidth), rows: rows.length, loose: loose.length,
+                 stacked: see.display === 'block', strip: {}};
+      entryOf.set(t, e);
+      wideTables.push(e);
+    }
+    return entryOf.get(t);
+  };
+  const wide = area => area.scrollWidth > area.clientWidth + 1;  // else it fits (or the clipping checks judge it)
+  boxed.forEach(({t, area}) => { if (wide(area)) entry(t, area); });
+  // Where the held first column sits once its box is scrolled to the far right, in light and in dark
+  // mode (the theme's data-theme, which its switch and the system setting both set): a cell held away
+  // from the box's inner edge leaves a strip the scrolled columns show through (issue 40: 8 px in dark
+  // mode, where the theme pads an output box). Each box and the mode are put back as they were.
+  const theme = de.dataset.theme;
+  for (const mode of ['light', 'dark']) {
+    de.dataset.theme = mode;
+    for (const {t, area} of boxed) {
+      if (!wide(area)) continue;
+      const cells = [...t.rows].filter(r => r.cells.length > 1 && shown(r)).map(r => r.cells[0])
+        .filter(c => getComputedStyle(c).position === 'sticky');
+      if (!cells.length) continue;
+      const before = area.scrollLeft;
+      area.scrollLeft = area.scrollWidth;
+      const edge = area.getBoundingClientRect().left + area.clientLeft;
+      const strip = Math.max(...cells.map(c => Math.abs(c.getBoundingClientRect().left - edge)));
+      area.scrollLeft = before;
+      entry(t, area).strip[mode] = Math.round(strip * 10) / 10;
+    }
+  }
+  if (theme === undefined) delete de.dataset.theme; else de.dataset.theme = theme;
 
   // ---- the theme's "back to top" button: shown (as the theme shows it on scrolling up), does it sit
   //      over the article's column? It must not cover the text at any scroll position ----

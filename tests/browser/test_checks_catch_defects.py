@@ -17,7 +17,7 @@ which axe leaves undecided), an image without alt text (axe-core's image-alt, cr
 pushed off the screen, control labels cut short with an ellipsis, a navigation drawer whose button opens nothing (phone
 width), and static explorers whose controls move with no kernel and no note
 (the static-widgets script removed), a block wider than the phone's screen, a wide table whose
-first column scrolls away, a dropdown whose choice is cut, and the "back to top" button over the
+first column scrolls away, a held first column 8 px in from its box's edge in dark mode, a dropdown whose choice is cut, and the "back to top" button over the
 text (issue 40).
 """
 
@@ -56,6 +56,7 @@ STYLE = f"""<style id="{MARK}-style">
   html body .cm-explorer .widget-inline-hbox .widget-label {{ white-space: nowrap !important; overflow: hidden !important; text-overflow: ellipsis !important; width: 30px !important; }}
   #pst-primary-sidebar, .bd-sidebar-primary {{ display: none !important; }}
   html[data-theme="dark"] .{MARK}-ghost {{ color: #cfd6dd; background-color: #cfd6dd; }}
+  html[data-theme="dark"] .{MARK}-strip {{ padding: 8px; }}
   #pst-back-to-top {{ display: block !important; position: fixed; left: 50vw !important; right: auto !important;
                      top: 90vh !important; bottom: auto !important; transform: translate(-50%) !important; }}
 </style>"""
@@ -71,6 +72,9 @@ BODY = f"""
   <table><tbody><tr><td style="padding: 1px">{MARK}</td><td style="padding: 1px">1,234</td></tr></tbody></table>
   <div class="cell_output"><div class="output text_html"><table class="{MARK}-loose"><tbody>
     <tr><td style="position: static">{MARK}: a row name that scrolls away</td>{"<td>1,234,567 TFLOPS</td>" * 14}</tr>
+  </tbody></table></div></div>
+  <div class="cell_output"><div class="output text_html {MARK}-strip"><table><tbody>
+    <tr><td style="position: sticky; left: 0; background: inherit">{MARK}: a held row name</td>{"<td>1,234,567 TFLOPS</td>" * 14}</tr>
   </tbody></table></div></div>
   <div style="width: 1500px">{MARK}: a block wider than any screen</div>
   <select style="width: 90px"><option>{MARK}: a choice far wider than its box</option></select>
@@ -146,6 +150,15 @@ def test_page_width_check_catches_a_page_wider_than_the_screen(planted, width):
 def test_table_check_catches_a_wide_table_whose_first_column_scrolls_away(planted, width):
     found = wide_table_problems(planted[width])
     assert mentions(found, MARK, "scrolls with its first column"), found
+
+
+@pytest.mark.parametrize("width", list(browsing.WIDTHS))
+def test_table_check_catches_a_held_column_away_from_its_box_edge_in_dark_mode(planted, width):
+    # issue 40: in dark mode the theme pads an output box by 8 px, and a held first column stuck 8 px
+    # in, the scrolled columns showing through beside it
+    found = wide_table_problems(planted[width])
+    assert mentions(found, MARK, "dark mode", "8 px in from its box's edge"), found
+    assert not mentions(found, MARK, "light mode"), found
 
 
 @pytest.mark.parametrize("width", list(browsing.WIDTHS))

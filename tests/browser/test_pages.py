@@ -141,12 +141,20 @@ def page_width_problems(v) -> list[str]:
     return [f"the page is {w['content']} px wide on a {w['screen']} px screen"] + w["culprits"][:6]
 
 
+MAX_HELD_STRIP_PX = 1
+
+
 def wide_table_problems(v) -> list[str]:
     """A table that scrolls sideways must hold its first column (or stack its rows), so a reader who
-    scrolls to the right still sees which row each number belongs to."""
-    return [f"{t['section']}: a {t['width']} px table in a {t['area']} px box scrolls with its first "
-            f"column ({t['loose']} of {t['rows']} rows): {t['head'][:40]}"
-            for t in v.dom["wideTables"] if t["loose"] and not t["stacked"]]
+    scrolls to the right still sees which row each number belongs to; the held column sits at its box's
+    edge in light and dark mode, so no scrolled column shows through beside it."""
+    loose = [f"{t['section']}: a {t['width']} px table in a {t['area']} px box scrolls with its first "
+             f"column ({t['loose']} of {t['rows']} rows): {t['head'][:40]}"
+             for t in v.dom["wideTables"] if t["loose"] and not t["stacked"]]
+    strips = [f"{t['section']}, {mode} mode: the held first column sits {px:g} px in from its box's edge, "
+              f"and scrolled columns show through the strip: {t['head'][:40]}"
+              for t in v.dom["wideTables"] for mode, px in t.get("strip", {}).items() if px > MAX_HELD_STRIP_PX]
+    return loose + strips
 
 
 def back_to_top_problems(v) -> list[str]:

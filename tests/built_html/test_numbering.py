@@ -7,6 +7,7 @@ whose they are ("the paper's Table 5"); the chapter's own are Sphinx's.
 """
 from __future__ import annotations
 
+import html as html_lib
 import json
 import re
 from pathlib import Path
@@ -95,8 +96,48 @@ def test_every_printed_table_is_numbered_with_its_caption(page):
         caption = re.escape(meta["caption"].replace("'", "’"))
         shown = re.search(rf'<div class="cm-worked-table" id="{re.escape(meta["name"])}">\s*<p>'
                           rf'<span class="caption-number">Table {n}\.\d+ </span>'
-                          rf'<span class="caption-text">{caption}</span>', html)
-        assert shown, f"{page.name}: {meta['name']} is not shown as a numbered table captioned {meta['caption']!r}"
+                          rf'<span class="caption-text">{caption}(?:<span class="cm-table-note">[^<]*</span>)?</span>'
+                          rf'<a class="headerlink" href="#{re.escape(meta["name"])}" title="Link to this table">',
+                          html)
+        assert shown, f"{page.name}: {meta['name']} is not shown as a numbered table captioned {meta['caption']!r}, " \
+                      "with a permalink"
+
+
+def own_caption(cell_html: str) -> str:
+    """The words of the <caption> a printed table carries itself (chapter 1's worked tables: the setting
+    and each build's counters), spaces collapsed; empty if it has none."""
+    found = re.search(r"<caption\b[^>]*>(.*?)</caption>", cell_html, re.S)
+    return " ".join(html_lib.unescape(re.sub(r"<[^>]+>", "", found.group(1))).split()) if found else ""
+
+
+@pytest.mark.parametrize("page", CHAPTERS, ids=lambda p: p.stem)
+def test_every_printed_table_is_titled_once(page):
+    # Chapter 1's worked tables printed their own bold caption under the book's: two titles. Its words
+    # (computed numbers included) now end the numbered caption, and the table keeps no caption of its own.
+    cells = json.loads((NOTEBOOKS / f"{page.stem}.ipynb").read_text(encoding="utf-8"))["cells"]
+    html = page.read_text(encoding="utf-8")
+    for index, meta in printed_tables(NOTEBOOKS / f"{page.stem}.ipynb"):
+        stored = "".join("".join(o.get("data", {}).get("text/html", "")) for o in cells[index].get("outputs", []))
+        start = html.index(f'<div class="cm-worked-table" id="{meta["name"]}">')
+        block = html[start:html.index("</table>", start)]
+        assert "<caption" not in block, f"{page.name}: {meta['name']} shows a caption of its own under the book's"
+        words = own_caption(stored)
+        if words:
+            note = re.search(r'<span class="cm-table-note">([^<]*)</span>', block)
+            shown = " ".join(html_lib.unescape(note.group(1)).split()) if note else ""
+            # smart quotes aside, every word and number of the table's own caption is in the book's
+            assert shown.replace("’", "'").endswith(words.replace("’", "'")), \
+                f"{page.name}: {meta['name']}'s own caption {words!r} is not in the numbered caption ({shown!r})"
+
+
+@pytest.mark.parametrize("page", sorted(HTML_DIR.glob("notebooks/0*.html")), ids=lambda p: p.stem)
+def test_every_numbered_table_caption_has_a_permalink(page):
+    # as every figure's caption has (Sphinx gives a {table}'s one; worked_tables.py a printed table's)
+    html = page.read_text(encoding="utf-8")
+    captions = re.findall(r'<span class="caption-number">Table [0-9.]+ </span>.*?</(?:p|caption)>', html, re.S)
+    assert captions, f"{page.name}: no numbered table"
+    bare = [c[:80] for c in captions if 'class="headerlink"' not in c]
+    assert not bare, f"{page.name}: table captions without a permalink: {bare}"
 
 
 @pytest.mark.parametrize("page", CHAPTERS, ids=lambda p: p.stem)
