@@ -183,6 +183,7 @@ class RunExplorer(LiveFigure):
 
         self._m = measurements
         self._rows_seen: dict[str, tuple[dict[str, Any], str, float]] = {}
+        self._facts_seen: dict[str, tuple[float, str]] = {}
         self._labels = _runs()
         if row not in self._labels.values():
             raise ValueError(f"row must be a throughput row of the measurements, got {row!r}")
@@ -282,7 +283,7 @@ class RunExplorer(LiveFigure):
                          else f"step derived from the {what.split(' (')[0]}, by this book's FLOP count (s)")
         fmt = ",.1f" if share else ",.4g"   # predicted shares in percent to a tenth of a point
         rows = [(f"measured {what}", f"{measured:,.4g}"), (f"predicted {what}", f"{value:{fmt}}")]
-        to_printed = self._m.peak_basis(row) if share else 1.0
+        to_printed = self._facts(row)[0] if share else 1.0
         if to_printed != 1.0:  # a share the source printed against another peak (FP8's): both bases shown
             other = f"% of the {peak / to_printed:,.0f} TFLOP/s FP8 peak, as printed"
             name = what.split(" (")[0]
@@ -304,8 +305,16 @@ class RunExplorer(LiveFigure):
         return config["layers"] / config["pp"]
 
     def _assumed(self, row: str) -> str:
-        names = self._m.assumed_columns(row)
-        return ", ".join(ASSUMED_WORDS.get(c, c.replace("_", " ")) for c in names) if names else "none"
+        return self._facts(row)[1]
+
+    def _facts(self, row: str) -> tuple[float, str]:
+        """The row's peak basis (``measurements.peak_basis``) and its assumed inputs in words, read
+        from the data once per row (every update asked the data frame again: a tenth of a frame's time)."""
+        if row not in self._facts_seen:
+            names = self._m.assumed_columns(row)
+            words = ", ".join(ASSUMED_WORDS.get(c, c.replace("_", " ")) for c in names) if names else "none"
+            self._facts_seen[row] = (self._m.peak_basis(row), words)
+        return self._facts_seen[row]
 
     def _plan(self, result: tuple[RunPrediction, float, float, str]) -> dict[str, str]:
         p = result[0]
@@ -314,13 +323,15 @@ class RunExplorer(LiveFigure):
                           bubble_share=p.bubble_s / p.step_s, virtual_stages=a.get("virtual_stages", 1),
                           scale_up_gpus=a.get("scale_up_gpus", 8))
 
-    def _flags(self, result: tuple[RunPrediction, float, float, str]) -> dict[int, str]:
-        """Table row -> note: the prediction off the picture, or a degenerate schedule."""
+    def _flags(self, result: tuple[RunPrediction, float, float, str],
+               shown: Sequence[tuple[str, str]] | None = None) -> dict[int, str]:
+        """Table row -> note: the prediction off the picture, or a degenerate schedule (``shown``: the
+        table's rows, where already made)."""
         flags: dict[int, str] = {}
         if result[0].step_s > SCALE * result[2]:
             flags[2] = "the prediction is off the picture's scale (over 1.5 × the measured step)"
         plan = self._plan(result)
-        rows = [label for label, _ in self._rows(result)]
+        rows = [label for label, _ in (self._rows(result) if shown is None else shown)]
         at = {"microbatches": rows.index("micro-batches per pipeline"),
               "bubble": rows.index(f"  {PART_NAMES['bubble']} (s)"),
               "tp": rows.index(f"  {PART_NAMES['tp_exposed']} (s)"), "layers": rows.index("layers per stage")}
@@ -331,7 +342,7 @@ class RunExplorer(LiveFigure):
     def table_html(self, result: tuple[RunPrediction, float, float, str]) -> str:
         rows = self._rows(result)
         words = [i for i, (label, _) in enumerate(rows) if label == "inputs assumed, not published"]  # wraps
-        return table(("quantity", "value"), rows, flagged=self._flags(result), text_rows=words)
+        return table(("quantity", "value"), rows, flagged=self._flags(result, rows), text_rows=words)
 
     def warnings(self, result: tuple[RunPrediction, float, float, str]) -> list[str]:
         notes = ["predicted step off the scale (over 1.5 × measured)"] if result[0].step_s > SCALE * result[2] else []
