@@ -33,6 +33,8 @@ def test_variants_switch_what_they_say():
     assert ablation.ablation_config("kernels_fp8", "titan24-t1-8b-float8")["fp8_casts"] == "dynamic"
     assert ablation.ablation_config("kernels_fp8", "nemo24-llama2-70b-64")["fp8_casts"] == "te"
     assert "fp8_casts" not in ablation.ablation_config("kernels_fp8", "titan24-t1-8b-compile")   # BF16
+    assert ablation.ablation_config("dp_rings", "nar21-t1-02") == {
+        **ablation.ablation_config("today", "nar21-t1-02"), "dp_latency": "rings_trees"}
     assert dict(ablation.refit_for("today")) == {}
     with pytest.raises(ValueError, match="^variant must be one of"):
         ablation.ablation_config("fp8", "nar21-t1-02")

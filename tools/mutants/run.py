@@ -80,6 +80,7 @@ MODULES: dict[str, list[str]] = {
     "validation/gemm.py": ["test_gemm.py", CLAIMS],
     "validation/kernels.py": ["test_kernels.py", "test_gemm.py", CLAIMS],
     "validation/ablation.py": ["test_ablation.py", CLAIMS],
+    "validation/collectives.py": ["test_collectives.py", CLAIMS],
 }
 """Every model module (path under lib/clustermath) and the test files that cover it.
 ``make mutants MODULES=<wing>`` runs one wing's modules (``peak``, ``reliability``, ...)."""

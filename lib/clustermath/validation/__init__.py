@@ -15,6 +15,9 @@
 * ``kernels``: a layer's compute as the GEMMs its kernels run (linear layers, causal attention,
   the output layer), each timed by ``gemm_time`` (import by module: ``from
   clustermath.validation import kernels``);
+* ``collectives``: a collective's time as NCCL's own tuner estimates it, rings of ``2(n−1)`` steps
+  and trees of ``⌊log₂ N⌋`` levels at NCCL's per-step latencies, the faster taken (``predict_run``'s
+  ``dp_latency="rings_trees"``; import by module);
 * ``gpus``: the GPUs the measured runs use, as data (``Gpu`` records from the vendors'
   data sheets, cited; ``gpu(name)`` looks one up);
 * ``training_time``: the effective training-time ratio of a run that fails,
@@ -24,7 +27,7 @@
   and the error per family (``residuals()``, ``summary()``; needs pandas,
   so import it as ``from clustermath.validation import holdout``);
 * ``ablation``: what each of issue 43's switches (GPU by name, causal attention, kernel-timed
-  GEMMs) moves, per source, on the rows ``holdout`` validates (needs pandas: import by module);
+  GEMMs, NCCL's rings and trees for the data-parallel collectives) moves, per source, on the rows ``holdout`` validates (needs pandas: import by module);
 * ``measurements``: published measurements of real training runs, as data
   (``load_measurements()`` returns the shipped ``measurements.csv`` as a pandas
   DataFrame; ``family()``, ``run_config()``, ``cross_checks()`` and

@@ -15,7 +15,10 @@ Each *variant* predicts every throughput row ``holdout`` counts as ``validation`
               ``software`` column, fixed before any error was looked at;
 ``kernels_fp8`` ``kernels_fa`` with the FP8 casts as memory traffic on FP8 rows (``fp8_casts``): ``dynamic``
               for torchtitan's float8 (its ``software`` names float8), ``te`` for every other FP8 stack
-              (Transformer Engine; llm-foundry's FP8 also runs through it).
+              (Transformer Engine; llm-foundry's FP8 also runs through it);
+``dp_rings``  ``dp_latency="rings_trees"``: the data-parallel collectives timed as NCCL's tuner times
+              them (a ring's 2(n−1) steps or a tree's ⌊log₂ N⌋ levels, the faster, at NCCL's own
+              per-step latencies, ``collectives.nccl_collective_time``); everything else as ``today``.
 
 A variant that changes the step's timing has the chapter's solved constants (``CALIBRATION`` rows with a
 run: ``kernel_efficiency``, ``kernel_half_width``, ``hopper_kernel_efficiency``) refitted on their own
@@ -38,7 +41,7 @@ from .predict import CALIBRATION, calibrate, predict_run
 
 __all__ = ["ABLATIONS", "ablation_config", "ablation_errors", "ablation_summary", "refit_for"]
 
-ABLATIONS = ("today", "by_name", "causal", "kernels", "kernels_fa", "kernels_fp8")
+ABLATIONS = ("today", "by_name", "causal", "kernels", "kernels_fa", "kernels_fp8", "dp_rings")
 """The variants, in the order the summary prints them."""
 
 _HARDWARE = ("peak_tflops", "scale_up_GBps", "scale_up_gpus", "memory_TBps")
@@ -60,6 +63,8 @@ def ablation_config(variant: str, row: str) -> dict:
                 **({"fp8_casts": "dynamic" if "float8" in software else "te"} if casts else {})}
     if variant in ("causal", "kernels", "kernels_fa", "kernels_fp8"):
         return {**config, "causal_attention": True}
+    if variant == "dp_rings":
+        return {**config, "dp_latency": "rings_trees"}
     return config
 
 

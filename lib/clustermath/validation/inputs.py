@@ -29,6 +29,7 @@ from typing import Callable, Mapping
 from ..peak import U16_MAX
 from ..validate import flag, one_of, probability, real, whole
 from .gpus import Gpu, gpu as gpu_named
+from .collectives import DP_LATENCIES
 from .kernels import ATTENTION_KERNELS, FP8_CASTS
 
 __all__ = [
@@ -326,7 +327,10 @@ class Constants:
     with ``kernels``, ``attention_kernel`` (``fa2`` or ``fa3``: attention at a published FlashAttention
     benchmark's rates, ``kernels.attention_table_time``; ``None``: as two batched GEMMs) and
     ``fp8_casts`` (``te`` or ``dynamic``: the FP8 casts as memory traffic, ``kernels.fp8_cast_bytes``, on
-    a run whose precision is FP8; ``None``: not counted).
+    a run whose precision is FP8; ``None``: not counted), and ``dp_latency`` (``rings_trees``: the
+    data-parallel collectives timed as NCCL's tuner times them, a ring's ``2(n−1)`` steps or a tree's
+    ``⌊log₂ N⌋`` levels, whichever is faster, at NCCL's own per-step latencies,
+    ``collectives.nccl_collective_time``; ``None``: ``α`` per step of a log-depth schedule).
 
     Efficiencies are shares in (0, 1]; ``overlap_slowdown`` and the hand-set overlaps in [0, 1];
     ``kernel_half_width`` (a hidden size), ``latency_s`` (s) and ``straggler_cv`` at least 0;
@@ -349,6 +353,7 @@ class Constants:
     kernels: bool = False
     attention_kernel: str | None = None
     fp8_casts: str | None = None
+    dp_latency: str | None = None
 
     def __post_init__(self) -> None:
         _checked_fields(self, _CONSTANT_CHECKS)
@@ -365,7 +370,8 @@ _CONSTANT_CHECKS = _checks(
     overlap_slowdown=probability, tp_overlap=probability, pp_overlap=probability, dp_overlap=probability,
     straggler_cv=real, grad_bytes=partial(real, low_open=True, unit="bytes"), causal_attention=flag, kernels=flag,
     attention_kernel=lambda k, x: one_of(k, x, (None, *ATTENTION_KERNELS)),
-    fp8_casts=lambda k, x: one_of(k, x, (None, *FP8_CASTS)))
+    fp8_casts=lambda k, x: one_of(k, x, (None, *FP8_CASTS)),
+    dp_latency=lambda k, x: one_of(k, x, (None, *DP_LATENCIES)))
 
 
 # -- what needs two records ---------------------------------------------------------------------------

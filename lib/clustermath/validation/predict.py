@@ -96,6 +96,7 @@ from .inputs import (
     KERNEL_EFFICIENCY_HOPPER, KERNEL_HALF_WIDTH, LATENCY_S, OVERLAP_SLOWDOWN, PRECISIONS, RECOMPUTE, SHARDINGS,
     STRAGGLER_CV, Constants, Hardware, Layout, ModelShape, Stack, check_fit, memory_bandwidth_TBps,
 )
+from .collectives import nccl_collective_time
 from .kernels import (
     CAUSAL_SHARE, attention_kernel_time, attention_table_time, fp8_cast_bytes, layer_kernel_time, logits_kernel_time,
 )
@@ -106,7 +107,7 @@ __all__ = [
     "KERNEL_EFFICIENCY_HOPPER", "KERNEL_HALF_WIDTH", "LATENCY_S", "Layout", "METRICS", "ModelShape", "OVERLAP_SLOWDOWN",
     "PARAM_BYTES", "PRECISIONS", "RECOMPUTE", "Rates", "RunPrediction", "SHARDINGS", "STRAGGLER_CV", "Stack", "Stage",
     "StepFlops", "Transfers", "calibrate", "calibrate_defaults", "check_fit", "collective_time", "compute_time",
-    "data_parallel_bytes", "data_parallel_transfers", "elementwise_bytes", "elementwise_time", "fp8_cast_time", "fsdp_exposed",
+    "data_parallel_bytes", "data_parallel_transfers", "dp_collective", "elementwise_bytes", "elementwise_time", "fp8_cast_time", "fsdp_exposed",
     "gemm_times", "gradient_exposed", "hardware_flops", "hidden_behind", "kernel_layer_times", "kernel_share",
     "latency_crossover_bytes", "layer_flops", "memory_bandwidth_TBps", "memory_time", "model_flops",
     "model_parallel_transfers", "output_layer_time", "parameter_count", "bubble_time", "predict_run", "predict_step",
@@ -654,27 +655,40 @@ def model_parallel_transfers(shape: ModelShape, layout: Layout, rates: Rates,
 
 
 def data_parallel_transfers(shape: ModelShape, layout: Layout, stack: Stack, rate: float,
-                            constants: Constants) -> tuple[float, float, float, float]:
+                            constants: Constants, ranks_per_node: int = 1) -> tuple[float, float, float, float]:
     """(gradient reduction, parameter gathering, the model's parameters, bytes per rank) of a step, s.
 
     The bytes of ``data_parallel_bytes`` for one model-parallel shard, ``P/(t·p)``, in rings of ``d·c``
-    ranks; latency per call: one all-reduce bucket per layer of a stage without sharding, one
-    reduce-scatter and all-gather per layer (per layer and micro-batch with ``full``, whose gather runs
-    twice)."""
+    ranks (``ranks_per_node`` of them in one scale-up domain); one call per bucket: one all-reduce
+    bucket per layer of a stage without sharding, one reduce-scatter and all-gather per layer (per
+    layer and micro-batch with ``full``, whose gather runs twice), each timed by ``dp_collective``."""
     params = _parameter_total(shape.layers, shape.hidden, shape.seq_len, shape.vocab, shape.mlp, shape.kv_share,
                               stack.gated_mlp)
-    m, ranks, alpha = layout.microbatches, layout.dp * layout.cp, constants.latency_s
+    m, ranks = layout.microbatches, layout.dp * layout.cp
     stage_layers = -(-shape.layers // layout.pp)
     grad_b, param_b = data_parallel_bytes(parameters=params / (layout.tp * layout.pp), sharding=stack.sharding,
                                           grad_bytes=constants.grad_bytes, microbatches=m)
     if stack.sharding == "none":
-        return (collective_time(grad_b, ranks, rate, latency_s=alpha * stage_layers), 0.0, params,
-                grad_b + param_b)
+        return (dp_collective(grad_b, ranks, rate, "all_reduce", stage_layers, constants, ranks_per_node), 0.0,
+                params, grad_b + param_b)
     calls = stage_layers * (m if stack.sharding == "full" else 1)
-    grad = collective_time(grad_b, ranks, rate, kind="reduce_scatter", latency_s=alpha * calls)
-    gather = collective_time(param_b, ranks, rate, kind="all_gather",
-                             latency_s=alpha * calls * (2 if stack.sharding == "full" else 1))
+    grad = dp_collective(grad_b, ranks, rate, "reduce_scatter", calls, constants, ranks_per_node)
+    gather = dp_collective(param_b, ranks, rate, "all_gather", calls * (2 if stack.sharding == "full" else 1),
+                           constants, ranks_per_node)
     return grad, gather, params, grad_b + param_b
+
+
+def dp_collective(nbytes: float, ranks: int, rate: float, kind: str, calls: int, constants: Constants,
+                  ranks_per_node: int = 1) -> float:
+    """A data-parallel collective of ``nbytes`` per rank sent in ``calls`` buckets, s.
+
+    ``dp_latency=None``: ``collective_time`` with ``α·calls`` per step of its log-depth schedule (the
+    chapter's model). ``"rings_trees"``: ``collectives.nccl_collective_time``, each bucket run as NCCL's
+    tuner picks it, a ring of ``2(n−1)`` steps or a tree of ``⌊log₂ N⌋`` levels over ``N`` nodes, at
+    NCCL 2.30.7's per-step latencies (``src/graph/tuning.cc``)."""
+    if constants.dp_latency is None:
+        return collective_time(nbytes, ranks, rate, kind=kind, latency_s=constants.latency_s * calls)
+    return nccl_collective_time(nbytes, ranks, rate, kind=kind, ranks_per_node=ranks_per_node, calls=calls)
 
 
 def transfers(shape: ModelShape, layout: Layout, hardware: Hardware, stack: Stack,
@@ -683,7 +697,8 @@ def transfers(shape: ModelShape, layout: Layout, hardware: Hardware, stack: Stac
     on the wires of ``wire_rates``."""
     rates = wire_rates(layout, hardware, constants)
     tp, cp, pp = model_parallel_transfers(shape, layout, rates, constants.latency_s)
-    return Transfers(tp, cp, pp, *data_parallel_transfers(shape, layout, stack, rates.dp, constants))
+    per_node = min(layout.dp * layout.cp, max(1, hardware.scale_up_gpus // layout.tp))
+    return Transfers(tp, cp, pp, *data_parallel_transfers(shape, layout, stack, rates.dp, constants, per_node))
 
 
 class Stage(NamedTuple):
@@ -840,7 +855,8 @@ def predict_run(*, layers: int, hidden: int, seq_len: int, vocab: int, global_ba
                 tp_overlap: float = 0.0, pp_overlap: float = 0.0, dp_overlap: float = DP_OVERLAP,
                 straggler_cv: float = STRAGGLER_CV, grad_bytes: float = GRAD_BYTES,
                 gpu: str | Gpu | None = None, kernels: bool = False, causal_attention: bool = False,
-                attention_kernel: str | None = None, fp8_casts: str | None = None) -> RunPrediction:
+                attention_kernel: str | None = None, fp8_casts: str | None = None,
+                dp_latency: str | None = None) -> RunPrediction:
     """Predict one training step of a dense transformer from keywords a reader can type by hand.
 
     The keywords make the five records of ``inputs``, each checked where it is made, and ``predict_step``
@@ -850,7 +866,8 @@ def predict_run(*, layers: int, hidden: int, seq_len: int, vocab: int, global_ba
         Layout(gpus, tp, pp, global_batch, microbatch, cp, virtual_stages, recompute)
         Hardware.of(gpu, peak_tflops, scale_up_GBps, scale_out_GBps, scale_up_gpus, memory_TBps)
         Stack: ``stack`` (default Megatron-LM 2021's) with each switch given as a keyword put in
-        Constants(kernel_efficiency, …, grad_bytes, causal_attention, kernels, attention_kernel, fp8_casts)
+        Constants(kernel_efficiency, …, grad_bytes, causal_attention, kernels, attention_kernel, fp8_casts,
+                  dp_latency)
 
     A number given wins over the ``gpu`` record's. Times in s, link rates in GB/s per GPU and direction,
     peaks in TFLOP/s. ``ValueError`` names the argument and its range for impossible input.
@@ -864,7 +881,8 @@ def predict_run(*, layers: int, hidden: int, seq_len: int, vocab: int, global_ba
                     gated_mlp=gated_mlp, sequence_parallel=sequence_parallel),
         Constants(kernel_efficiency, hopper_kernel_efficiency, kernel_half_width, bus_efficiency_up,
                   bus_efficiency_out, latency_s, fp8_efficiency, overlap_slowdown, tp_overlap, pp_overlap,
-                  dp_overlap, straggler_cv, grad_bytes, causal_attention, kernels, attention_kernel, fp8_casts))
+                  dp_overlap, straggler_cv, grad_bytes, causal_attention, kernels, attention_kernel, fp8_casts,
+                  dp_latency))
 
 
 def _parameter_total(l: int, h: int, s: int, vocab: int, f: int, kv_share: float, gated: bool) -> float:
