@@ -269,13 +269,12 @@
   };
   const wide = area => area.scrollWidth > area.clientWidth + 1;  // else it fits (or the clipping checks judge it)
   boxed.forEach(({t, area}) => { if (wide(area)) entry(t, area); });
-  // Where the held first column sits once its box is scrolled to the far right, in light and in dark
-  // mode (the theme's data-theme, which its switch and the system setting both set): a cell held away
-  // from the box's inner edge leaves a strip the scrolled columns show through (issue 40: 8 px in dark
-  // mode, where the theme pads an output box). Each box and the mode are put back as they were.
-  const theme = de.dataset.theme;
-  for (const mode of ['light', 'dark']) {
-    de.dataset.theme = mode;
+  // Where the held first column sits once its box is scrolled to the far right: a cell held away from
+  // the box's inner edge leaves a strip the scrolled columns show through (issue 40: 8 px in dark mode,
+  // where the theme pads an output box). Judged in the page's mode at every width, and at phone width
+  // (where most tables scroll) in dark mode too, set as the theme's switch and the system setting both
+  // set it (data-theme): one switch there and back, about 0.2 s on a chapter. Boxes and mode are put back.
+  const strips = mode => {
     for (const {t, area} of boxed) {
       if (!wide(area)) continue;
       const cells = [...t.rows].filter(r => r.cells.length > 1 && shown(r)).map(r => r.cells[0])
@@ -288,8 +287,14 @@
       area.scrollLeft = before;
       entry(t, area).strip[mode] = Math.round(strip * 10) / 10;
     }
+  };
+  const theme = de.dataset.theme;
+  strips(theme || 'light');
+  if (vw <= 600 && theme !== 'dark' && boxed.length) {  // a box may only scroll in dark mode (its padding)
+    de.dataset.theme = 'dark';
+    strips('dark');
+    if (theme === undefined) delete de.dataset.theme; else de.dataset.theme = theme;
   }
-  if (theme === undefined) delete de.dataset.theme; else de.dataset.theme = theme;
 
   // ---- the theme's "back to top" button: shown (as the theme shows it on scrolling up), does it sit
   //      over the article's column? It must not cover the text at any scroll position ----
