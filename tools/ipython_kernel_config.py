@@ -15,3 +15,9 @@ class _DropUnencryptedTcpWarning(logging.Filter):
 
 
 logging.getLogger("IPKernelApp").addFilter(_DropUnencryptedTcpWarning())
+
+# Issue 41: the chapters' static figures at twice their pixels, shown at their own size in CSS px
+# (the PNG's width and height ride along in the output's metadata): sharp on high-density screens.
+# PNG rather than SVG: nbval compares no PNG bytes, and an SVG's text needs the reader's fonts.
+c = get_config()  # noqa: F821 - IPython's config loader provides it
+c.InlineBackend.figure_formats = {"retina"}

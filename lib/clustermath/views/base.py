@@ -52,9 +52,12 @@ from typing import Any, Callable, Mapping, Sequence
 
 import ipywidgets as W
 import numpy as np
+from matplotlib import rc_context, rcParams
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.legend import Legend
+from matplotlib.text import Text
 from PIL import Image as PILImage
 
 from ..check import fmt_value
@@ -62,7 +65,9 @@ from ..labels import words
 from ..runner import SPEC_SHEET_BUILD, saturated, spec_of
 
 __all__ = ["Explorer", "Framed", "LiveFigure", "ModelView", "Slider", "encode_png", "flags", "ladder", "prose", "still", "table",
-           "BROKEN_BUILD", "CORRECT_COLOUR", "BROKEN_COLOUR", "FLAG_COLOUR", "LIMIT_COLOUR", "OVER"]
+           "BROKEN_BUILD", "CORRECT_COLOUR", "BROKEN_COLOUR", "FLAG_COLOUR", "LIMIT_COLOUR", "OVER",
+           "COLUMN_PX", "CSS_DPI", "DENSITY", "FIGURE_STYLE", "LABEL_FLOOR_PX", "SMALL", "legible",
+           "text_sizes_px"]
 
 CORRECT_COLOUR = "#1f5fa8"
 """Colour of the correct build in every figure of the book."""
@@ -74,6 +79,80 @@ FLAG_COLOUR = "#a40000"
 """Colour of a flagged value (saturated, or beyond what the model covers)."""
 BROKEN_BUILD = SPEC_SHEET_BUILD
 """The book's one name for the build that takes the specification sheet at its word."""
+
+# -- the book's one figure style -------------------------------------------------------------------
+LABEL_FLOOR_PX = 11.0
+"""No text on a picture the book draws is smaller than this, in CSS px, where the page shows it at 1366 px."""
+CSS_DPI = 96
+"""CSS px per inch of an explorer's picture: a point of its text is a point of the page's (1 pt = 4/3 px)."""
+DENSITY = 2
+"""Device pixels per CSS px an explorer's picture is rendered at: sharp on high-density screens (pixel
+ratio 2), shown at half its pixel size (the picture's width and height are given in CSS px)."""
+SMALL = 8.5
+"""The smallest text of a figure, in points: 8.5 pt at 96 CSS px per inch is 11.3 CSS px."""
+FIGURE_STYLE: dict[str, Any] = {
+    "font.size": 10, "axes.titlesize": 10.5, "axes.labelsize": 9.5, "xtick.labelsize": 9, "ytick.labelsize": 9,
+    "legend.fontsize": SMALL, "legend.title_fontsize": SMALL, "figure.titlesize": 11,
+    "figure.labelsize": 9.5, "figure.dpi": CSS_DPI * DENSITY,
+}
+"""Every explorer's picture is drawn in this style (``matplotlib.rc_context``): text sizes in points,
+none under ``SMALL``; the views' own text uses ``SMALL`` or more."""
+FLAG_PT = 9.5
+"""The flag line over a picture (white on the flag colour), in points, before it is fitted."""
+
+
+def picture_size(figsize: tuple[float, float]) -> tuple[int, int]:
+    """An explorer picture's size in CSS px (whole px; its pixels are ``DENSITY`` times as many)."""
+    return round(figsize[0] * CSS_DPI), round(figsize[1] * CSS_DPI)
+
+
+def text_sizes_px(figure: Figure, shown_px: float | None = None) -> list[tuple[float, str]]:
+    """Every visible text of ``figure`` with its size in CSS px where it is shown ``shown_px`` CSS px wide.
+
+    size (CSS px) = font size (pt) × dpi / 72 × shown width / the figure's width in its own pixels.
+    ``shown_px`` None: the figure is shown at its own width divided by ``DENSITY`` (an explorer's
+    picture). Tick labels count once the figure has been drawn (they are made while drawing).
+    Returns (size, text) pairs, smallest first."""
+    natural = figure.get_figwidth() * figure.dpi
+    shown = natural / DENSITY if shown_px is None else shown_px
+    scale = figure.dpi / 72 * shown / natural
+    hidden = {id(t) for legend in figure.findobj(Legend) if not legend.get_visible()
+              for t in (*legend.texts, legend.get_title())}
+    found = [(round(text.get_fontsize() * scale, 2), text.get_text())
+             for text in figure.findobj(Text)
+             if text.get_visible() and text.get_text().strip() and id(text) not in hidden]
+    return sorted(found)
+
+
+COLUMN_PX = 729
+"""The width of a chapter's output column where the page is 1366 px wide (CSS px; sphinx-book-theme,
+measured in Chromium): a wider picture is squeezed to it."""
+
+
+def legible(figure: Figure, column_px: float = COLUMN_PX) -> Figure:
+    """Raise every text of a static figure that the page would show under ``LABEL_FLOOR_PX`` to that size.
+
+    The notebook shows a figure at its own width (its tight box at its dpi, in CSS px) or, when that is
+    wider than the column, squeezed to the column: a figure 10 in wide keeps 73% of its width, and
+    its 8.5 pt labels come out at 8.6 px. Returns the figure (for ``return legible(fig)``)."""
+    canvas = figure.canvas if isinstance(figure.canvas, FigureCanvasAgg) else FigureCanvasAgg(figure)
+    canvas.draw()  # makes the tick labels
+    # the PNG's width in CSS px: the tight box with its padding, no wider than the figure's (text that
+    # runs off the figure is a fault of its own, not a reason for larger type)
+    pad = 2 * rcParams["savefig.pad_inches"]
+    natural = min(figure.get_tightbbox(canvas.get_renderer()).width + pad, figure.get_figwidth() + pad) * figure.dpi
+    per_pt = figure.dpi / 72 * min(1.0, column_px / natural)
+    floor_pt = math.ceil(LABEL_FLOOR_PX / per_pt * 4) / 4  # to a quarter point
+    for text in figure.findobj(Text):
+        if text.get_text().strip() and text.get_fontsize() < floor_pt:
+            text.set_fontsize(floor_pt)
+    for axes in figure.axes:  # tick labels are made again at each draw: in the raised size
+        for name, axis in (("x", axes.xaxis), ("y", axes.yaxis)):
+            labels = axis.get_ticklabels(which="both")
+            if labels and min(t.get_fontsize() for t in labels) < floor_pt:
+                axes.tick_params(axis=name, which="both", labelsize=floor_pt)
+    return figure
+
 
 SATURATED_AND_DERIVED = "saturated at 65,535; values computed from it are off too"
 """The picture's one note for an output at the ceiling and the values computed from it."""
@@ -273,12 +352,47 @@ class Slider:
         return W.IntSlider(**common)
 
 
-def encode_png(canvas: FigureCanvasAgg) -> bytes:
-    """Encode what an Agg canvas holds now as PNG, with light compression (fast)."""
+LEVELS = 16
+"""Levels each colour channel of an explorer's picture keeps (0, 17, ..., 255: white and black exact).
+A step of 17 in 255 is invisible on anti-aliased edges and shifts a colour by at most 8 in 255, and a
+picture of few colours packs small: the static site's frames at twice the pixels weigh about 1.5 times
+what they weighed at 80 dpi, instead of 2.4 times (issue 41)."""
+_LEVEL = np.round(np.round(np.arange(256) / 255 * (LEVELS - 1)) * 255 / (LEVELS - 1)).astype(np.uint8)
+_LEVELS_RGBA = [int(v) for v in _LEVEL] * 4
+
+
+def picture_pixels(canvas: FigureCanvasAgg) -> np.ndarray:
+    """The RGBA pixels an explorer shows for what its canvas holds now: each channel to ``LEVELS`` levels.
+    Its PNG (``encode_png``) and the static site's frames (``frames.py``) both hold exactly these."""
+    return np.asarray(_levelled(canvas))
+
+
+def _levelled(canvas: FigureCanvasAgg) -> PILImage.Image:
     width, height = canvas.get_width_height()
     image = PILImage.frombuffer("RGBA", (width, height), canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
+    return image.point(_LEVELS_RGBA)  # PIL's table lookup: a quarter of numpy's time
+
+
+def encode_png(canvas: FigureCanvasAgg) -> bytes:
+    """Encode the picture an Agg canvas holds now (``picture_pixels``) as PNG, with light compression (fast).
+
+    A picture of at most 256 colours (nearly every one: 16 levels a channel leave a hundred or so) is
+    stored with a palette: half the bytes, a fifth of the time of 32-bit pixels, the same pixels."""
+    image = _levelled(canvas)
     out = io.BytesIO()
-    image.save(out, format="png", compress_level=1)
+    pixels = np.asarray(image).reshape(-1, 4)
+    key = pixels.astype(np.uint16) // 17  # each channel's level, 0..15
+    key = (key[:, 0] << 12) | (key[:, 1] << 8) | (key[:, 2] << 4) | key[:, 3]
+    present = np.flatnonzero(np.bincount(key, minlength=1 << 16))
+    if present.size <= 256:
+        number = np.zeros(1 << 16, np.uint8)
+        number[present] = np.arange(present.size)
+        levels = np.stack([(present >> shift) & 15 for shift in (12, 8, 4, 0)], axis=1) * 17
+        image = PILImage.fromarray(number[key].reshape(image.height, image.width), "P")
+        image.putpalette(levels[:, :3].astype(np.uint8).ravel().tolist())
+        image.save(out, format="png", compress_level=1, transparency=bytes(levels[:, 3].astype(np.uint8)))
+    else:
+        image.save(out, format="png", compress_level=1)
     return out.getvalue()
 
 
@@ -343,7 +457,6 @@ class LiveFigure(Framed, W.VBox):
         floors: Mapping[str, str] | None = None,
         title: str = "",
         figsize: tuple[float, float] = (5.4, 2.9),
-        dpi: int = 80,
     ) -> None:
         self.controls = dict(controls)
         self._floors = dict(floors or {})
@@ -355,23 +468,27 @@ class LiveFigure(Framed, W.VBox):
         self.picture = W.Image(format="png", layout=W.Layout(max_width="100%", height="auto",
                                                              object_fit="contain", flex="0 1 auto"))
         self.picture.add_class("cm-picture")
-        self.figure = Figure(figsize=figsize, dpi=dpi)
-        self.canvas = FigureCanvasAgg(self.figure)
-        self.axes = self.figure.add_subplot()
-        self.figure.subplots_adjust(left=0.15, right=0.97, bottom=0.17, top=0.84)
-        self._move = view(self.axes)
-        if title and self.axes.get_title():
-            self.axes.set_title("")  # the heading above the explorer says it
-        self._moving = [a for a in self.axes.get_children() if a.get_animated()]
-        legend = self.axes.get_legend()
-        # drawn again over the moving curves, so a curve never hides a legend or a threshold's label
-        self._overlays = ([legend] if legend is not None else []) + [
-            t for t in self.axes.texts if not t.get_animated() and t.get_text()]
-        # flags sit on a line of their own above the status line (which sits just above the axes)
-        self._flag = self.axes.text(0.0, 1.13, "", transform=self.axes.transAxes, ha="left", va="bottom",
-                                    fontsize=8.5, color="white", animated=True, clip_on=False,
-                                    bbox={"boxstyle": "round,pad=0.2", "fc": FLAG_COLOUR, "ec": FLAG_COLOUR})
-        self._redraw_frame()
+        width, height = picture_size(figsize)
+        self.picture.width, self.picture.height = str(width), str(height)  # CSS px: shown at half its pixels
+        with rc_context(FIGURE_STYLE):
+            self.figure = Figure(figsize=(width * DENSITY + 0.25) / FIGURE_STYLE["figure.dpi"]
+                                 * np.array([1.0, height / width]))
+            self.canvas = FigureCanvasAgg(self.figure)
+            self.axes = self.figure.add_subplot()
+            self.figure.subplots_adjust(left=0.15, right=0.97, bottom=0.17, top=0.84)
+            self._move = view(self.axes)
+            if title and self.axes.get_title():
+                self.axes.set_title("")  # the heading above the explorer says it
+            self._moving = [a for a in self.axes.get_children() if a.get_animated()]
+            legend = self.axes.get_legend()
+            # drawn again over the moving curves, so a curve never hides a legend or a threshold's label
+            self._overlays = ([legend] if legend is not None else []) + [
+                t for t in self.axes.texts if not t.get_animated() and t.get_text()]
+            # flags sit on a line of their own above the status line (which sits just above the axes)
+            self._flag = self.axes.text(0.0, 1.13, "", transform=self.axes.transAxes, ha="left", va="bottom",
+                                        fontsize=FLAG_PT, color="white", animated=True, clip_on=False,
+                                        bbox={"boxstyle": "round,pad=0.2", "fc": FLAG_COLOUR, "ec": FLAG_COLOUR})
+            self._redraw_frame()
         for widget in (*self.controls.values(), *extras):
             widget.observe(self._on_change, names="value")
         heading = W.HTML(f"<b>{html.escape(title)}</b>") if title else W.HTML()
@@ -410,7 +527,8 @@ class LiveFigure(Framed, W.VBox):
         """Draw the fixed frame and save it; render the overlays (legend, threshold labels) alone,
         on a transparent canvas, once, so each update lays them over the moving artists by an
         alpha blend instead of rendering their text again (text is the slow part of Agg)."""
-        self.canvas.draw()
+        with rc_context(FIGURE_STYLE):  # tick labels are made while drawing: in the style's sizes
+            self.canvas.draw()
         self._frame = self.canvas.copy_from_bbox(self.figure.bbox)
         self._overlay = None
         if not self._overlays:
@@ -419,32 +537,34 @@ class LiveFigure(Framed, W.VBox):
         renderer.clear()  # fully transparent
         for artist in self._overlays:
             artist.draw(renderer)
-        layer = np.array(self.canvas.buffer_rgba(), copy=True)
-        alpha = layer[..., 3:4]
-        rows = np.flatnonzero(alpha.any(axis=(1, 2)))
-        if rows.size:
-            top, bottom = int(rows[0]), int(rows[-1]) + 1
-            self._overlay = (top, bottom, layer[top:bottom, :, :3].astype(np.float32),
-                             alpha[top:bottom].astype(np.float32) / 255.0)
+        layer = np.array(self.canvas.buffer_rgba(), copy=True).reshape(-1, 4)
+        drawn = np.flatnonzero(layer[:, 3])  # the pixels the overlays touch (a few in a hundred)
+        if drawn.size:
+            self._overlay = (drawn, layer[drawn, :3].astype(np.float32),
+                             layer[drawn, 3:4].astype(np.float32) / 255.0)
         self.canvas.restore_region(self._frame)
 
-    def _fit_flag(self, largest: float = 8.5, smallest: float = 6.0) -> None:
+    def _fit_flag(self, largest: float = FLAG_PT, smallest: float = SMALL) -> None:
         """Shrink the flag line's font until it fits between its start and the picture's right edge
-        (several notes at once would otherwise run off the picture), down to ``smallest``."""
+        (several notes at once would otherwise run off the picture), down to ``smallest`` (the style's
+        floor; a note longer still is cut short with an ellipsis)."""
         self._flag.set_fontsize(largest)
         renderer = self.canvas.get_renderer()
         box = self._flag.get_window_extent(renderer)
         room = self.figure.bbox.x1 - box.x0 - 6  # the rounded box's padding
         if box.width > room > 0:
             self._flag.set_fontsize(max(smallest, largest * room / box.width))
+            note = self._flag.get_text()
+            while len(note) > 8 and self._flag.get_window_extent(renderer).width > room:
+                note = note[:int(len(note) * 0.95)].rstrip("; ,")
+                self._flag.set_text(note + "…")
 
     def _composite_overlays(self) -> None:
         if self._overlay is None:
             return
-        top, bottom, colour, alpha = self._overlay
-        buffer = np.asarray(self.canvas.buffer_rgba())
-        band = buffer[top:bottom, :, :3]
-        band[...] = (colour * alpha + band * (1.0 - alpha)).astype(np.uint8)
+        drawn, colour, alpha = self._overlay
+        pixels = np.asarray(self.canvas.buffer_rgba()).reshape(-1, 4)
+        pixels[drawn, :3] = (colour * alpha + pixels[drawn, :3] * (1.0 - alpha)).astype(np.uint8)
 
     @property
     def inputs(self) -> dict[str, Any]:
@@ -513,7 +633,7 @@ class Explorer(LiveFigure):
         ``view(ax)`` returns ``update(inputs, broken)``.
     checkboxes:
         Boolean input ports (``recompute``, the six properties ...) and their defaults.
-    floors, title, figsize, dpi:
+    floors, title, figsize:
         As for ``LiveFigure``.
     """
 
@@ -527,7 +647,6 @@ class Explorer(LiveFigure):
         floors: Mapping[str, str] | None = None,
         title: str = "",
         figsize: tuple[float, float] = (5.4, 2.9),
-        dpi: int = 80,
     ) -> None:
         self.model = model
         self.spec = spec_of(model)
@@ -539,7 +658,7 @@ class Explorer(LiveFigure):
             layout=W.Layout(width="100%", max_width="470px"),
         )
         super().__init__(controls, view, extras=[self.broken], floors=floors, title=title,
-                         figsize=figsize, dpi=dpi)
+                         figsize=figsize)
 
     def __repr__(self) -> str:
         return f"Explorer({self.spec.name})"
@@ -622,13 +741,12 @@ class ModelView(LiveFigure):
         floors: Mapping[str, str] | None = None,
         title: str = "",
         figsize: tuple[float, float] = (5.4, 2.9),
-        dpi: int = 80,
     ) -> None:
         self.model = model
         self.fixed = dict(fixed or {})
         self.formats = dict(formats or {})
         self.hidden = set(hidden)
-        super().__init__(_controls(sliders, checkboxes), view, floors=floors, title=title, figsize=figsize, dpi=dpi)
+        super().__init__(_controls(sliders, checkboxes), view, floors=floors, title=title, figsize=figsize)
 
     def __repr__(self) -> str:
         return f"ModelView({self.model.__name__})"

@@ -8,6 +8,8 @@ computes a number the models do not.
 """
 from __future__ import annotations
 
+import html
+import textwrap
 from typing import Any, Callable, Mapping
 
 import numpy as np
@@ -26,10 +28,11 @@ from ..fabric_designs.incast import incast, queue_trace
 from ..placement.parallelism import step_traffic
 from ..fabric_designs.load_balance import expected_idle, hash_flows, polarized_loads
 from ..fabric_designs.redundancy import slice_goodput
-from .base import BROKEN_COLOUR, CORRECT_COLOUR, LIMIT_COLOUR, ModelView, Slider, Updater
+from .base import BROKEN_COLOUR, CORRECT_COLOUR, LIMIT_COLOUR, SMALL, legible, ModelView, Slider, Updater
 
 __all__ = [
-    "EXPLORERS", "decision_explorer", "figure_buffers", "figure_decision_tree", "figure_patterns",
+    "DECISION_STEPS", "EXPLORERS", "decision_explorer", "decision_tree_list", "figure_buffers", "figure_decision_tree",
+    "figure_patterns",
     "figure_polarization", "figure_queue", "figure_scale_axis", "gpt3_traffic", "traffic_explorer", "hashing_explorer", "incast_explorer",
     "scale_explorer", "slice_explorer", "table2_explorer", "tiers_explorer",
 ]
@@ -63,9 +66,9 @@ def view_scale(ax: Axes) -> Updater:
                                  (meta_zone()[0], "Meta pod", "right", 1),
                                  (tpu_v4_machine()[1], "TPU v4 machine", "left", 0)):
         ax.axvline(value, color=GREY, lw=0.8, ls=":")
-        ax.text(value * (0.95 if ha == "right" else 1.05), 1.02 + 0.08 * row, f"{name} ({value:,})", fontsize=7,
+        ax.text(value * (0.95 if ha == "right" else 1.05), 1.02 + 0.08 * row, f"{name} ({value:,})", fontsize=SMALL,
                 ha=ha, color="#555555", transform=ax.get_xaxis_transform())
-    labels = [ax.text(0, i, "", va="center", fontsize=8, animated=True) for i in y]
+    labels = [ax.text(0, i, "", va="center", fontsize=SMALL, animated=True) for i in y]
     status = ax.text(1.0, -0.3, "", transform=ax.transAxes, ha="right", va="top", fontsize=8.5, animated=True)
 
     def update(p: Inputs, mode: Any = None) -> None:
@@ -103,7 +106,7 @@ def view_table2(ax: Axes) -> Updater:
         b.set_animated(True)
     ax.set(xticks=[0, 1], xticklabels=["rail-optimised Clos", "rail-only"], ylabel="network cost, $ million",
            ylim=(0, 340))
-    texts = [ax.text(i, 0, "", ha="center", va="bottom", fontsize=8, animated=True) for i in (0, 1)]
+    texts = [ax.text(i, 0, "", ha="center", va="bottom", fontsize=SMALL, animated=True) for i in (0, 1)]
     status = _status(ax, 0.98, 0.96, ha="right")
 
     def update(p: Inputs, mode: Any = None) -> None:
@@ -140,9 +143,9 @@ def view_incast(ax: Axes) -> Updater:
     admit, = ax.plot([], [], color=CORRECT_COLOUR, lw=2, ls="--", animated=True,
                      label="receiver-driven admission (assumed: one BDP)")
     share = ax.axhline(incast().shallow_per_port_mb, color=GREY, lw=0.8, ls=":")
-    ax.text(99, share.get_ydata()[0] * 1.15, "shallow chip's share per port", ha="right", fontsize=7,
+    ax.text(99, share.get_ydata()[0] * 1.15, "shallow chip's share per port", ha="right", fontsize=SMALL,
             color="#555555")
-    ax.legend(loc="lower right", fontsize=7.5, frameon=False)
+    ax.legend(loc="lower right", fontsize=SMALL, frameon=False)
     status = _status(ax)
 
     def update(p: Inputs, mode: Any = None) -> None:
@@ -179,7 +182,7 @@ def view_hashing(ax: Axes) -> Updater:
     ax.set(xlim=(0, 512), ylim=(0, 1.02), xlabel="flows hashed", ylabel="share of uplinks idle")
     curve, = ax.plot([], [], color=CORRECT_COLOUR, lw=1.8, animated=True, label="n (1 − 1/n)^k ÷ n")
     dot, = ax.plot([], [], "o", color=BROKEN_COLOUR, ms=7, animated=True, label="simulated (1,000 trials)")
-    ax.legend(loc="upper right", fontsize=8, frameon=False)
+    ax.legend(loc="upper right", fontsize=SMALL, frameon=False)
     status = _status(ax, 0.98, 0.6, ha="right")
 
     def update(p: Inputs, mode: Any = None) -> None:
@@ -214,7 +217,7 @@ def view_slices(ax: Axes) -> Updater:
     ocs, = ax.plot([], [], color=CORRECT_COLOUR, lw=2, animated=True, label="OCS: any working cubes")
     fixed, = ax.plot([], [], color=BROKEN_COLOUR, lw=2, animated=True, label="fixed torus: its own hosts")
     here = ax.axvline(99.5, color=GREY, lw=0.8, ls=":", animated=True)
-    ax.legend(loc="lower right", fontsize=8, frameon=False)
+    ax.legend(loc="lower right", fontsize=SMALL, frameon=False)
     status = _status(ax)
 
     def update(p: Inputs, mode: Any = None) -> None:
@@ -253,8 +256,8 @@ def view_decision(ax: Axes) -> Updater:
     ax.figure.subplots_adjust(left=0.33, right=0.97, bottom=0.45, top=0.96)
     ax.axvline(0, color="black", lw=0.6)
     ax.invert_yaxis()
-    values = [ax.text(0, i, "", va="center", fontsize=8, animated=True) for i in y]
-    risk = ax.text(-0.48, -0.27, "", transform=ax.transAxes, fontsize=7.5, va="top", animated=True)
+    values = [ax.text(0, i, "", va="center", fontsize=SMALL, animated=True) for i in y]
+    risk = ax.text(-0.48, -0.27, "", transform=ax.transAxes, fontsize=SMALL, va="top", animated=True)
 
     def update(p: Inputs, mode: Any = None) -> None:
         c = choose_fabric(**{**DEFAULTS, **p})
@@ -276,7 +279,7 @@ def view_decision(ax: Axes) -> Updater:
         place = (f"first: {lead}" if len(c.leaders) == 1 else
                  f"tied first at {c.scores[c.leaders[0]]:+d}: {lead} (no rule breaks the tie)")
         risks = "\n".join(f"risk, {PATTERN_NAMES[q]}: " + RISKS[q].split("; ")[0] for q in c.leaders)
-        risk.set_text(f"plan for {c.target_gpus:,} GPUs: {building} ({c.building_gpus:,} at 1.2 kW); "
+        risk.set_text(f"plan for {c.target_gpus:,} GPUs: {building} ({c.building_gpus:,} at 1.2 kW);\n"
                       f"one {p['chip_tbps']:g}T segment holds {segment:,}\n"
                       f"MoE {moe:g}%: {moe_rule} the {MOE_MEANINGFUL_PCT:g}% at which rule 3 fires\n"
                       f"{place}\n{risks}")
@@ -314,7 +317,7 @@ def view_tiers(ax: Axes) -> Updater:
                 lw=1.6, label=f"{chip}T chip, {nic}G NIC")
     ax.set(xscale="log", xlim=(64, 1_048_576), ylim=(0.5, 4.5), yticks=[1, 2, 3, 4], xlabel="GPUs",
            ylabel="Clos tiers (full bisection)")
-    ax.legend(loc="upper left", fontsize=7.5, frameon=False)
+    ax.legend(loc="upper left", fontsize=SMALL, frameon=False)
     here = ax.axvline(16_384, color=LIMIT_COLOUR, lw=1, animated=True)
     status = _status(ax, 0.98, 0.06, ha="right")
     status.set_va("bottom")
@@ -350,8 +353,8 @@ def view_traffic(ax: Axes) -> Updater:
            xscale="log", xlim=(1e6, 1e12), xlabel="bytes per GPU per step (log scale)")
     ax.figure.subplots_adjust(left=0.33, right=0.97, bottom=0.2, top=0.88)
     ax.invert_yaxis()
-    texts = [ax.text(0, i, "", va="center", fontsize=8, animated=True) for i in range(3)]
-    job = ax.text(1.0, 1.03, "", transform=ax.transAxes, ha="right", va="bottom", fontsize=8, animated=True)
+    texts = [ax.text(0, i, "", va="center", fontsize=SMALL, animated=True) for i in range(3)]
+    job = ax.text(1.0, 1.03, "", transform=ax.transAxes, ha="right", va="bottom", fontsize=SMALL, animated=True)
 
     def update(p: Inputs, mode: Any = None) -> None:
         t = gpt3_traffic(p["tp"], p["pp"], p["dp"], p["microbatches"])
@@ -398,7 +401,7 @@ EXPLORERS: dict[str, Callable[[], ModelView]] = {
 
 # -- static figures ------------------------------------------------------------------------------------
 
-def _node(ax: Axes, x: float, y: float, w: float, h: float, colour: str, label: str = "", fs: float = 6.5) -> None:
+def _node(ax: Axes, x: float, y: float, w: float, h: float, colour: str, label: str = "", fs: float = SMALL) -> None:
     ax.add_patch(Rectangle((x - w / 2, y - h / 2), w, h, fc=colour, ec="#333333", lw=0.6))
     if label:
         ax.text(x, y, label, ha="center", va="center", fontsize=fs)
@@ -406,12 +409,14 @@ def _node(ax: Axes, x: float, y: float, w: float, h: float, colour: str, label: 
 
 def figure_patterns() -> Figure:
     """Figure 13.1: the four patterns side by side (any-to-any Clos, rail-only, dual-plane with a thin core,
-    torus behind optical circuit switches), each drawn for four 4-GPU servers."""
-    fig = Figure(figsize=(11, 3.4), layout="constrained")
-    axes = fig.subplots(1, 4)
+    torus behind optical circuit switches), each drawn for four 4-GPU servers; two by two at the width of
+    the book's column, so the switches' names stay legible."""
+    fig = Figure(figsize=(7.2, 6.4), layout="constrained")
+    axes = fig.subplots(2, 2).flatten()
     gpu_x = np.arange(16) % 4 * 0.06 + np.repeat(np.arange(4), 4) * 0.25 + 0.04
     rail_colours = ("#1f5fa8", "#2f8f3a", "#d9822b", "#7b4fa0")
-    titles = ("Any-to-any Clos (Meta)", "Rail-only (MIT)", "Dual-plane, 15:1 core (HPN)", "Torus + OCS (TPU v4)")
+    titles = ("Any-to-any Clos (Meta)", "Rail-only (MIT)", "Dual-plane, 15:1 core (HPN):\nToRs T1, T2 and aggregation "
+              "A1, A2 per plane", "Torus + OCS (TPU v4)")
     for ax, title in zip(axes, titles):
         ax.set(xlim=(0, 1), ylim=(0, 1), title=title)
         ax.set_axis_off()
@@ -441,23 +446,23 @@ def figure_patterns() -> Figure:
             ax.plot([gpu_x[i] + 0.01, x], [0.15, 0.46], color=rail_colours[r], lw=0.6)
     ax.annotate("", xy=(gpu_x[3] + 0.01, 0.2), xytext=(gpu_x[0] + 0.01, 0.2),
                 arrowprops={"arrowstyle": "->", "color": "#2f8f3a", "lw": 1.2, "connectionstyle": "arc3,rad=-0.5"})
-    ax.text(0.5, 0.85, "spine deleted:\ncross-rail traffic takes\nan NVLink hop first", ha="center", fontsize=7.5,
+    ax.text(0.5, 0.85, "spine deleted:\ncross-rail traffic takes\nan NVLink hop first", ha="center", fontsize=SMALL,
             color="#555555", va="center")
     # dual-plane: each server's NIC reaches ToR1 (plane 1) and ToR2 (plane 2); each ToR only its plane
     ax = axes[2]
     for plane, colour in enumerate(("#dfe8f5", "#f6e3cf")):
         aggs = [0.1 + plane * 0.5 + a * 0.15 for a in range(3)]
         for x in aggs:
-            _node(ax, x, 0.66, 0.12, 0.06, colour, f"agg p{plane + 1}", fs=5.5)
+            _node(ax, x, 0.66, 0.12, 0.07, colour, f"A{plane + 1}")
         for x in leaf_x:
             tx = x + (0.05 if plane else -0.05)
-            _node(ax, tx, 0.38, 0.09, 0.06, colour, f"T{plane + 1}", fs=5.5)
+            _node(ax, tx, 0.38, 0.09, 0.07, colour, f"T{plane + 1}")
             ax.plot([tx, tx], [0.18, 0.35], color="#888888", lw=0.4)
             for ax_x in aggs:
                 ax.plot([tx, ax_x], [0.41, 0.63], color="#888888", lw=0.4)
         for x in aggs:
             ax.plot([x, 0.5], [0.69, 0.89], color="#b22222", lw=0.5, ls=":")
-    _node(ax, 0.5, 0.92, 0.3, 0.06, "#eeeeee", "core (15:1)", fs=6.5)
+    _node(ax, 0.5, 0.92, 0.3, 0.07, "#eeeeee", "core (15:1)")
     # torus: a 4×4 grid of chips with wrap-around links, and an OCS box
     ax = axes[3]
     for i in range(4):
@@ -468,9 +473,10 @@ def figure_patterns() -> Figure:
             if j < 3:
                 ax.plot([0.2 + i * 0.18] * 2, [0.24 + j * 0.18, 0.34 + j * 0.18], color="#555555", lw=0.8)
         ax.plot([0.16, 0.08, 0.08, 0.16], [0.2 + i * 0.18] * 2 + [0.2 + i * 0.18] * 2, color="#2f8f3a", lw=0.6, ls="--")
-    ax.add_patch(FancyBboxPatch((0.02, 0.84), 0.96, 0.1, boxstyle="round,pad=0.01", fc="#f6e3cf", ec="#777777"))
-    ax.text(0.5, 0.89, "optical circuit switches: wrap-arounds and cube-to-cube links", ha="center", fontsize=6.5)
-    return fig
+    ax.add_patch(FancyBboxPatch((0.02, 0.82), 0.96, 0.15, boxstyle="round,pad=0.01", fc="#f6e3cf", ec="#777777"))
+    ax.text(0.5, 0.895, "optical circuit switches:\nwrap-arounds and cube-to-cube links", ha="center", va="center",
+            fontsize=SMALL)
+    return legible(fig)
 
 
 def figure_buffers() -> Figure:
@@ -488,10 +494,10 @@ def figure_buffers() -> Figure:
     y = np.arange(len(items))
     ax.barh(y, [v for _, v, _ in items], color=[c for *_, c in items], height=0.6)
     for i, (_, v, _) in enumerate(items):
-        ax.text(v + 6, i, f"{v:,.2f} MB" if v < 1 else f"{v:,.0f} MB", va="center", fontsize=8)
+        ax.text(v + 6, i, f"{v:,.2f} MB" if v < 1 else f"{v:,.0f} MB", va="center", fontsize=SMALL)
     ax.set(yticks=y, yticklabels=[n for n, *_ in items], xlabel="MB (linear scale, to scale)", xlim=(0, 720))
     ax.invert_yaxis()
-    return fig
+    return legible(fig)
 
 
 def figure_queue() -> Figure:
@@ -507,13 +513,13 @@ def figure_queue() -> Figure:
         t, q = queue_trace(**kwargs)
         ax.plot(t, q, color=colour, lw=2, ls=ls, label=label)
     ax.axvline(22, color=GREY, lw=0.8, ls=":")
-    ax.text(22.5, 30, "one round trip (22 µs):\nusual first rate cut", fontsize=7.5, color="#555555")
+    ax.text(22.5, 30, "one round trip (22 µs):\nusual first rate cut", fontsize=SMALL, color="#555555")
     ax.axvline(72, color=GREY, lw=0.8, ls=":")
-    ax.text(71, 30, "worst case\n(22 + 50 µs)", fontsize=7.5, color="#555555", ha="right")
+    ax.text(71, 30, "worst case\n(22 + 50 µs)", fontsize=SMALL, color="#555555", ha="right")
     ax.set(xlabel="time since the burst began, µs", ylabel="queue at the receiver's port, MB", xlim=(0, 75),
            ylim=(0, 58))
-    ax.legend(loc="upper left", fontsize=8, frameon=False)
-    return fig
+    ax.legend(loc="upper left", fontsize=SMALL, frameon=False)
+    return legible(fig)
 
 
 def figure_polarization(links: int = 8, flows: int = 64, seed: int = 0) -> Figure:
@@ -530,7 +536,7 @@ def figure_polarization(links: int = 8, flows: int = 64, seed: int = 0) -> Figur
                ylabel="aggregation switch (tier-1 hash)")
         ax.title.set_fontsize(9)
     fig.colorbar(im, ax=axes, label="flows", shrink=0.8)
-    return fig
+    return legible(fig)
 
 
 def figure_scale_axis() -> Figure:
@@ -543,48 +549,82 @@ def figure_scale_axis() -> Figure:
     ax = fig.add_subplot()
     ax.set(xscale="log", xlim=(500, 300_000), ylim=(0, 1), yticks=[], xlabel="GPUs (log scale)")
     ax.axvspan(s.gpus_per_building, 300_000, color="#f6e3cf", alpha=0.7)
-    ax.text(s.gpus_per_building * 1.05, 0.92, "beyond one 18 MW building (1.2 kW per GPU)", fontsize=8, va="top")
+    ax.text(s.gpus_per_building * 1.05, 0.92, "beyond one 18 MW building (1.2 kW per GPU)", fontsize=SMALL, va="top")
     for i, (x, name) in enumerate(marks):
         ax.axvline(x, color=CORRECT_COLOUR, lw=1)
-        ax.text(x * 1.03, 0.12 + 0.1 * (i % 6), f"{name}: {x:,}", fontsize=7.5, rotation=0)
-    return fig
+        ax.text(x * 1.03, 0.12 + 0.1 * (i % 6), f"{name}: {x:,}", fontsize=SMALL, rotation=0)
+    return legible(fig)
+
+
+DECISION_STEPS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
+    ("Step 3: any MoE share, or shared hosts?", (
+        ("yes", "keep a tier that joins the rails (rail-only: all-to-all +8.2–11.2%)"),
+        ("no", "rail-only is possible, with a placement discipline you can enforce"))),
+    ("Step 4: which switch class?", (
+        ("deep", "deep-buffer modular spine: PFC + receiver-driven admission, no DCQCN "
+                 "(costlier; 3.77× more failures)"),
+        ("shallow", "shallow single chip: keep DCQCN or Swift+DCQCN; ECN threshold ≤ buffer ÷ ports; "
+                    "PFC watchdog ~200 ms"))),
+    ("Step 5: beat the hash", (
+        ("", "QP scaling (switch + library, up to 40%)"),
+        ("", "dual-plane + host paths (−91.8% queues, +34.7%)"),
+        ("", "TE inside the non-blocking domain (+5–10%)"),
+        ("", "otherwise 2× uplinks (MegaScale)"))),
+)
+"""Steps 3 to 5 of the procedure: each step's question and its branches (the answer, where the step
+forks, and what follows), drawn as a tree (``figure_decision_tree``) and listed for a phone
+(``decision_tree_list``)."""
 
 
 def figure_decision_tree() -> Figure:
-    """Figure 13.8: steps 3 to 5 of the procedure as a tree."""
-    fig = Figure(figsize=(10, 4.4))
+    """Figure 13.8: steps 3 to 5 of the procedure as a tree, drawn at the width of the book's column
+    (7.2 in: 720 CSS px at 100 dpi), so its text is at least 11 CSS px where a 1366 px page shows it."""
+    fig = Figure(figsize=(7.2, 6.0))
     ax = fig.add_axes((0, 0, 1, 1))
     ax.set(xlim=(0, 1), ylim=(0, 1))
     ax.set_axis_off()
 
     def box(x: float, y: float, text: str, colour: str = "#eef3fa") -> None:
-        ax.text(x, y, text, ha="center", va="center", fontsize=7.5,
+        ax.text(x, y, text, ha="center", va="center", fontsize=9, linespacing=1.3,
                 bbox={"boxstyle": "round,pad=0.4", "fc": colour, "ec": "#777777"})
 
     def edge(a: tuple[float, float], b: tuple[float, float], label: str = "") -> None:
         ax.annotate("", xy=b, xytext=a, arrowprops={"arrowstyle": "->", "color": "#555555", "lw": 0.8})
         if label:
-            ax.text((a[0] + b[0]) / 2, (a[1] + b[1]) / 2, label, fontsize=7, ha="center", va="bottom",
-                    color="#555555")
+            ax.text((a[0] + b[0]) / 2 + (0.03 if b[0] > a[0] else -0.03), (a[1] + b[1]) / 2, label,
+                    fontsize=9, ha="center", va="bottom", color="#444444")
 
-    box(0.5, 0.92, "Step 3: any MoE share, or shared hosts?")
-    box(0.22, 0.7, "keep a tier that joins the rails\n(rail-only: all-to-all +8.2–11.2%)")
-    box(0.78, 0.7, "rail-only is possible, with a placement\ndiscipline you can enforce", "#eaf5ea")
-    edge((0.45, 0.89), (0.25, 0.75), "yes")
-    edge((0.55, 0.89), (0.75, 0.75), "no")
-    box(0.5, 0.5, "Step 4: which switch class?")
-    edge((0.22, 0.66), (0.45, 0.54))
-    edge((0.78, 0.66), (0.55, 0.54))
-    box(0.2, 0.3, "deep-buffer modular spine:\nPFC + receiver-driven admission, no DCQCN\n(costlier; 3.77× more failures)")
-    box(0.8, 0.3, "shallow single chip:\nkeep DCQCN or Swift+DCQCN;\nECN threshold ≤ buffer ÷ ports; PFC watchdog ~200 ms")
-    edge((0.45, 0.47), (0.25, 0.35), "deep")
-    edge((0.55, 0.47), (0.75, 0.35), "shallow")
-    box(0.5, 0.1, "Step 5: beat the hash: QP scaling (switch + library, up to 40%) · dual-plane + host paths "
-                  "(−91.8% queues, +34.7%)\n· TE inside the non-blocking domain (+5–10%) · otherwise 2× uplinks "
-                  "(MegaScale)", "#fdf3e3")
-    edge((0.2, 0.24), (0.4, 0.15))
-    edge((0.8, 0.24), (0.6, 0.15))
-    return fig
+    (q3, (yes, no)), (q4, (deep, shallow)), (q5, fixes) = DECISION_STEPS
+    wrap = lambda text: textwrap.fill(text, 36)  # noqa: E731 - two columns of boxes
+    box(0.5, 0.95, q3)
+    box(0.25, 0.78, wrap(yes[1]))
+    box(0.75, 0.78, wrap(no[1]), "#eaf5ea")
+    edge((0.42, 0.925), (0.27, 0.83), yes[0])
+    edge((0.58, 0.925), (0.73, 0.83), no[0])
+    box(0.5, 0.605, q4)
+    edge((0.25, 0.73), (0.42, 0.63))
+    edge((0.75, 0.73), (0.58, 0.63))
+    box(0.25, 0.42, wrap(deep[1]))
+    box(0.75, 0.42, wrap(shallow[1]))
+    edge((0.42, 0.58), (0.27, 0.49), deep[0])
+    edge((0.58, 0.58), (0.73, 0.49), shallow[0])
+    box(0.5, 0.12, q5 + ":\n" + "\n".join(f"· {text}" for _, text in fixes), "#fdf3e3")
+    edge((0.25, 0.35), (0.42, 0.235))
+    edge((0.75, 0.35), (0.58, 0.235))
+    return legible(fig)
+
+
+def decision_tree_list() -> Any:
+    """The same steps as a nested list, for a phone: HTML shown only below 600 px (``cm-narrow-only``;
+    the book's stylesheet hides the tree's picture there), so no text is scaled down with a picture."""
+    from IPython.display import HTML
+
+    items = []
+    for question, branches in DECISION_STEPS:
+        inner = "".join(f"<li>{html.escape(answer + ': ' if answer else '')}{html.escape(text)}</li>"
+                        for answer, text in branches)
+        items.append(f"<li>{html.escape(question)}<ul>{inner}</ul></li>")
+    return HTML(f"<div class='cm-narrow-only'><ul>{''.join(items)}</ul></div>")
 
 
 # -- Animation 13.3 as a stepper -------------------------------------------------------------------
@@ -604,8 +644,8 @@ def view_failures(ax: Axes) -> Updater:
     ax.set(yticks=y, yticklabels=names, xlim=(0, 110), xlabel="job speed at this step, % of healthy")
     ax.invert_yaxis()
     ax.figure.subplots_adjust(left=0.3, bottom=0.32, top=0.95)
-    labels = [ax.text(0, i, "", va="center", fontsize=8, animated=True) for i in y]
-    story = ax.text(-0.38, -0.3, "", transform=ax.transAxes, fontsize=8, va="top", animated=True)
+    labels = [ax.text(0, i, "", va="center", fontsize=SMALL, animated=True) for i in y]
+    story = ax.text(-0.38, -0.3, "", transform=ax.transAxes, fontsize=SMALL, va="top", animated=True)
 
     def update(p: Inputs, mode: Any = None) -> None:
         steps = [failure_step(i, p["step"]) for i in range(len(FAILURE_DESIGNS))]
@@ -656,14 +696,14 @@ def view_transfer(ax: Axes) -> Updater:
         y = len(TRANSFER_PATHS) - 1 - row
         titles.append(ax.text(-0.55, y + 0.32, name, fontsize=8.5, fontweight="bold", animated=True))
         for i, (node, kind) in enumerate(path):
-            ax.text(i, y, node, ha="center", va="center", fontsize=6.8,
+            ax.text(i, y, node, ha="center", va="center", fontsize=SMALL,
                     bbox={"boxstyle": "round,pad=0.25", "fc": "#f4f4f4", "ec": "#999999"})
             if i:
                 ax.plot([i - 0.62, i - 0.38], [y, y], color="#cccccc", lw=1)
                 line, = ax.plot([i - 0.62, i - 0.38], [y, y], color=colours.get(kind, GREY), lw=4, animated=True,
                                 solid_capstyle="butt")
                 segments.append((row, i, line))
-    status = ax.text(4.55, -0.5, "", ha="right", fontsize=8, animated=True)
+    status = ax.text(4.55, -0.5, "", ha="right", fontsize=SMALL, animated=True)
 
     def update(p: Inputs, mode: Any = None) -> None:
         chosen = p["pattern"]
@@ -705,7 +745,7 @@ def figure_spraying(links: int = 16, flows: int = 16, seed: int = 0) -> Figure:
                xlabel="uplink", xticks=[])
         ax.title.set_fontsize(9)
     axes[0].set_ylabel("flows' worth of traffic")
-    return fig
+    return legible(fig)
 
 
 __all__ += ["figure_spraying"]
@@ -774,18 +814,18 @@ def figure_astral() -> Figure:
             _node(ax, s * 0.25 + 0.05 + g * 0.05, 0.09, 0.035, 0.06, rail_colours[g])
     groups = [0.14, 0.38, 0.62, 0.86]
     for r, x in enumerate(groups):
-        _node(ax, x, 0.5, 0.17, 0.08, "#dfe8f5", f"rail {r}: agg group", fs=6.5)
+        _node(ax, x, 0.5, 0.17, 0.08, "#dfe8f5", f"rail {r}: agg group", fs=SMALL)
         for s in range(4):
             ax.plot([s * 0.25 + 0.05 + r * 0.05, x], [0.12, 0.46], color=rail_colours[r], lw=0.6)
         for cx in (0.3, 0.7):
             ax.plot([x, cx], [0.54, 0.76], color="#555555", lw=0.7)
     for cx in (0.3, 0.7):
-        _node(ax, cx, 0.8, 0.24, 0.08, "#c8d7ee", "core, 1:1", fs=7)
+        _node(ax, cx, 0.8, 0.24, 0.08, "#c8d7ee", "core, 1:1", fs=SMALL)
     ax.text(0.5, 0.99, "tier 2: one aggregation group per rail (the option HPN priced and did not build);\n"
                        f"a 1:1 core joins the rails. Tencent runs {ASTRAL.gpus_in_production:,} GPUs in "
                        f"{ASTRAL.pods_in_production} pods; the design reaches {ASTRAL.gpus_designed:,}",
-            ha="center", va="top", fontsize=7.5)
-    return fig
+            ha="center", va="top", fontsize=SMALL)
+    return legible(fig)
 
 
 def figure_astral_spread() -> Figure:
@@ -797,14 +837,14 @@ def figure_astral_spread() -> Figure:
     ax = fig.add_subplot()
     ax.barh([0], [high - low], left=[low], color=CORRECT_COLOUR, height=0.5)
     ax.barh([1], [ASTRAL.extra_loss_16to1_pct], color=BROKEN_COLOUR, height=0.5)
-    ax.text(high + 1, 0, f"{low:g}–{high:g}% lost", va="center", fontsize=8)
+    ax.text(high + 1, 0, f"{low:g}–{high:g}% lost", va="center", fontsize=SMALL)
     ax.text(ASTRAL.extra_loss_16to1_pct + 1, 1, f"up to {ASTRAL.extra_loss_16to1_pct:g}% more", va="center",
-            fontsize=8)
+            fontsize=SMALL)
     ax.set(yticks=[0, 1], yticklabels=[f"one job over {ASTRAL.spread_pods} pods, 1:1 core",
                                         "16:1 core instead: further loss"],
            xlim=(0, 70), xlabel="all-to-all bandwidth lost, % (Astral, about 1K GPUs)")
     ax.invert_yaxis()
-    return fig
+    return legible(fig)
 
 
 # -- Animation 13.2 as a stepper ---------------------------------------------------------------------------
@@ -824,8 +864,8 @@ def view_queue_step(ax: Axes) -> Updater:
            "port, MB (log scale)")
     ax.invert_yaxis()
     ax.figure.subplots_adjust(left=0.36, right=0.97, bottom=0.3, top=0.9)
-    texts = [ax.text(0, i, "", va="center", fontsize=8, animated=True) for i in y]
-    status = ax.text(1.0, 1.03, "", transform=ax.transAxes, ha="right", va="bottom", fontsize=8, animated=True)
+    texts = [ax.text(0, i, "", va="center", fontsize=SMALL, animated=True) for i in y]
+    status = ax.text(1.0, 1.03, "", transform=ax.transAxes, ha="right", va="bottom", fontsize=SMALL, animated=True)
 
     def update(p: Inputs, mode: Any = None) -> None:
         q = queue_at(p["time_us"])

@@ -73,6 +73,8 @@ import ipywidgets as W
 import numpy as np
 from PIL import Image as PILImage
 
+from .base import picture_pixels
+
 __all__ = ["ENV", "GRID_LIMIT", "Control", "Frame", "controls_of", "frame_states", "key_of", "overlay",
            "publish", "write_frames", "encode", "table_text"]
 
@@ -303,7 +305,7 @@ def _canvas_pixels(explorer: W.Widget) -> np.ndarray | None:
     canvas = getattr(explorer, "canvas", None)
     if canvas is None or not hasattr(explorer, "encoding"):
         return None
-    return np.array(canvas.buffer_rgba(), copy=True)
+    return picture_pixels(canvas)
 
 
 def _snapshot(explorer: W.Widget, controls: Sequence[Control], requested: tuple[int, ...]) -> Frame:

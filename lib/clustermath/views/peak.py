@@ -30,7 +30,7 @@ from ..peak.exact import (achieved_tflops_exact, bubble_pct_exact, cost_per_usef
                           lost_min_per_day_exact, overhead_pct_exact)
 from ..labels import words
 from .base import Framed, table
-from .base import BROKEN_BUILD, BROKEN_COLOUR, CORRECT_COLOUR, FLAG_COLOUR, LIMIT_COLOUR, Explorer, Slider, Updater
+from .base import BROKEN_BUILD, BROKEN_COLOUR, CORRECT_COLOUR, FLAG_COLOUR, LIMIT_COLOUR, SMALL, legible, Explorer, Slider, Updater
 from ..runner import saturated
 
 __all__ = ["explorer", "EXPLORERS", "VIEWS"]
@@ -46,7 +46,7 @@ def _limit(ax: Axes, y: float, text: str, animated: bool = False) -> Any:
     line = ax.axhline(y, color=LIMIT_COLOUR, ls=":", lw=1.2, animated=animated)
     if text:
         ax.annotate(text, (1.0, y), xycoords=("axes fraction", "data"), ha="right", va="bottom",
-                    fontsize=8, color=LIMIT_COLOUR)
+                    fontsize=SMALL, color=LIMIT_COLOUR)
     return line
 
 
@@ -101,7 +101,7 @@ def _legend(ax: Axes, loc: str) -> None:
     ax.plot([], [], color=CORRECT_COLOUR, lw=2, label="correct build (integer)")
     ax.plot([], [], color=BROKEN_COLOUR, lw=2, label=f"{BROKEN_BUILD} (integer)")
     ax.plot([], [], color=EXACT_COLOUR, lw=1, ls="--", label="exact arithmetic, build shown")
-    ax.legend(loc=loc, fontsize=8)
+    ax.legend(loc=loc, fontsize=SMALL)
 
 
 def _exact(value: float, unit: str = "", digits: int = 0) -> str:
@@ -161,7 +161,7 @@ def view_collective_cost(ax: Axes) -> Updater:
     budget = _limit(ax, 100, "", animated=True)
     ax.plot([], [], color=LIMIT_COLOUR, ls=":", label="budget")
     (marker,) = ax.plot([], [], "o", ms=8, mec="black", animated=True)
-    ax.legend(loc="lower right", fontsize=8)
+    ax.legend(loc="lower right", fontsize=SMALL)
     status = _status(ax)
 
     def update(p: Inputs, broken: bool) -> None:
@@ -273,7 +273,7 @@ def view_straggler_step(ax: Axes) -> Updater:
     work = ax.barh(names, [0, 0], color=CORRECT_COLOUR, animated=True, label="computing")
     wait = ax.barh(names, [0, 0], color="#bbbbbb", hatch="//", animated=True, label="waiting at the barrier")
     step = ax.axvline(0, color="black", lw=1.5, animated=True)
-    ax.legend(loc="lower right", fontsize=8)
+    ax.legend(loc="lower right", fontsize=SMALL)
     status = _status(ax)
 
     def update(p: Inputs, broken: bool) -> None:
@@ -305,7 +305,7 @@ def view_activation_memory(ax: Axes) -> Updater:
     ax.plot([], [], "--", color="#444444", lw=2, label="recompute")
     ax.plot([], [], color=LIMIT_COLOUR, ls=":", label="fast memory")
     (marker,) = ax.plot([], [], "o", ms=8, mec="black", animated=True)
-    ax.legend(loc="lower right", fontsize=8)
+    ax.legend(loc="lower right", fontsize=SMALL)
     status = _status(ax)
 
     def update(p: Inputs, broken: bool) -> None:
@@ -333,7 +333,7 @@ def view_fabric_bisection(ax: Axes) -> Updater:
                   animated=True)
     demand = _limit(ax, 0, "", animated=True)
     ax.plot([], [], color=LIMIT_COLOUR, ls=":", label="demand")
-    ax.legend(loc="upper right", fontsize=8)
+    ax.legend(loc="upper right", fontsize=SMALL)
     status = _status(ax)
 
     def update(p: Inputs, broken: bool) -> None:
@@ -376,7 +376,7 @@ def view_training_cluster_model(ax: Axes) -> Updater:
     ax.figure.subplots_adjust(left=0.34, bottom=0.12)
     ax.set(xticks=[], xlim=(0, 1), title="Six properties, one verdict")
     bars = ax.barh([words(n) for n in names[::-1]], [1] * 6, color="#dddddd", animated=True)
-    labels = [ax.text(0.5, y, "", ha="center", va="center", fontsize=8, animated=True) for y in range(6)]
+    labels = [ax.text(0.5, y, "", ha="center", va="center", fontsize=SMALL, animated=True) for y in range(6)]
     verdict = ax.text(0.5, -0.02, "", transform=ax.transAxes, ha="center", va="top", fontsize=9,
                       animated=True, bbox={"boxstyle": "round", "fc": "white", "ec": "#cccccc"})
 
@@ -487,7 +487,8 @@ def figure_peak_to_delivered() -> "Figure":
     bars = left.bar(range(len(terms)), values, color=colours)
     for bar, v in zip(bars, values):
         left.annotate(f"{v:,.0f}", (bar.get_x() + bar.get_width() / 2, v), ha="center", va="bottom", fontsize=9)
-    left.set_xticks(range(len(terms)), [n.replace(" (", "\n(") for n in names], fontsize=8)
+    left.set_xticks(range(len(terms)), [n.replace(" (", "\n(").replace("pipeline ", "pipeline\n") for n in names],
+                    fontsize=SMALL)
     left.set(ylabel="TFLOPS left after each term", title="Peak is bought ...", ylim=(0, values[0] * 1.12))
     lost = [terms[i - 1].remaining_tflops - terms[i].remaining_tflops for i in range(1, len(terms))]
     shares = [terms[-1].remaining_tflops] + lost
@@ -501,7 +502,7 @@ def figure_peak_to_delivered() -> "Figure":
         bottom += pct
     right.set(xlim=(-0.4, 1.6), ylim=(0, 100), xticks=[], ylabel="share of the peak (%)",
               title="... efficiency is earned")
-    return fig
+    return legible(fig)
 
 
 def figure_rank_timeline(ranks: int = 4, steps: int = 2) -> "Figure":
@@ -527,7 +528,7 @@ def figure_rank_timeline(ranks: int = 4, steps: int = 2) -> "Figure":
     ax.set_yticks(range(ranks), [f"rank {r}" + (" (slow)" if r == ranks - 1 else "") for r in range(ranks)])
     ax.set(xlabel="time (ms)", xlim=(0, steps * (step + comm)),
            title="blue: computing   grey: waiting for the slowest rank   orange: all-reduce")
-    return fig
+    return legible(fig)
 
 
 def figure_diagnosis_tree() -> "Figure":
@@ -555,7 +556,7 @@ def figure_diagnosis_tree() -> "Figure":
         ax.text(x, 0.6, text, ha="center", va="center", fontsize=8.5,
                 bbox={**box, "fc": "#fdf0e2", "ec": BROKEN_COLOUR})
         ax.annotate("", (x, 1.0), (6.6, 1.9), arrowprops={"arrowstyle": "->"})
-    return fig
+    return legible(fig)
 
 
 # -- the debug lab's replay -------------------------------------------------------------
@@ -620,7 +621,7 @@ def figure_ring_allreduce(ranks: int = 4) -> "Figure":
 
     n = ranks
     held = np.ones((n, n), dtype=int)          # held[rank, slice] = contributions summed there
-    frames = [("start: every rank\nholds its own gradient", held.copy(), None)]
+    frames = [("start: each\nrank holds its\nown gradient", held.copy(), None)]
     for step in range(n - 1):                  # reduce-scatter: rank r sends slice (r - step) % n
         sent = [(r, (r - step) % n) for r in range(n)]
         new = held.copy()
@@ -648,16 +649,16 @@ def figure_ring_allreduce(ranks: int = 4) -> "Figure":
             for r, c in sent:
                 ax.add_patch(__import__("matplotlib.patches", fromlist=["Rectangle"]).Rectangle(
                     (c - 0.5, r - 0.5), 1, 1, fill=False, ec="#d9822b", lw=2))
-        ax.set_xticks(range(n), [f"{c + 1}" for c in range(n)], fontsize=7)
-        ax.set_yticks(range(n), [f"rank {r}" for r in range(n)] if ax is axes[0] else [], fontsize=7)
+        ax.set_xticks(range(n), [f"{c + 1}" for c in range(n)], fontsize=SMALL)
+        ax.set_yticks(range(n), [f"rank {r}" for r in range(n)] if ax is axes[0] else [], fontsize=SMALL)
         ax.set_title(title, fontsize=9)
         ax.tick_params(length=0)
-    axes[0].set_xlabel("slice of the gradient", fontsize=7)
+    axes[0].set_xlabel("slice of the gradient", fontsize=SMALL)
     fig.suptitle(f"Ring all-reduce over {n} ranks: {2 * (n - 1)} steps, each sending 1/{n} of the gradient "
                  f"per link, {2 * (n - 1)}/{n} = {ring_factor(n):.2f} gradients in all\n"
                  "orange: the slice each rank sends to the next rank in that step; "
                  "number: how many ranks' contributions the slice holds", fontsize=9)
-    return fig
+    return legible(fig)
 
 
 def _schedule(stages: int, microbatches: int, one_f_one_b: bool) -> tuple[list[list[tuple[int, str, int]]], int]:
@@ -728,12 +729,12 @@ def figure_pipeline_schedules(stages: int = 4, microbatches: int = 8) -> "Figure
                 most = max(most, live)
                 ax.broken_barh([(start, 1)], (s - 0.4, 0.8),
                                color="#8fb3de" if kind == "F" else "#2f7d32", ec="white", lw=0.6)
-                ax.text(start + 0.5, s, f"{kind}{m + 1}", ha="center", va="center", fontsize=7,
+                ax.text(start + 0.5, s, f"{kind}{m + 1}", ha="center", va="center", fontsize=SMALL,
                         color="black" if kind == "F" else "white")
             in_flight = max(in_flight, most)
-            ax.text(length + 0.3, s, f"holds ≤ {most}", va="center", fontsize=7)
+            ax.text(length + 0.3, s, f"holds ≤ {most}", va="center", fontsize=SMALL)
         busy = 2 * microbatches
-        ax.set_yticks(range(stages), [f"stage {s + 1}" for s in range(stages)], fontsize=8)
+        ax.set_yticks(range(stages), [f"stage {s + 1}" for s in range(stages)], fontsize=SMALL)
         ax.invert_yaxis()
         ax.set_title(f"{name}: step of {length} slots, each stage idle {length - busy} "
                      f"({100 * (length - busy) / length:.1f}%)", fontsize=9, loc="left")
@@ -741,9 +742,9 @@ def figure_pipeline_schedules(stages: int = 4, microbatches: int = 8) -> "Figure
     axes[1].set_xlabel("time slot (one forward or one backward pass of one microbatch)")
     fig.suptitle(f"{stages} stages, {microbatches} microbatches: bubble (S−1)/(M+S−1) = "
                  f"{100 * bubble_fraction(stages, microbatches):.1f}% in both; blue forward, green backward, "
-                 "grey idle; 'holds' is the most microbatches whose activations a stage keeps at once",
-                 fontsize=8)
-    return fig
+                 "grey idle;\n'holds' is the most microbatches whose activations a stage keeps at once",
+                 fontsize=SMALL)
+    return legible(fig)
 
 
 def figure_lab_step_breakdown() -> "Figure":
@@ -776,13 +777,13 @@ def figure_lab_step_breakdown() -> "Figure":
     left.set_xlabel(f"share of one step (%)\nwhat grew in 'everything else': bubble {shift.exact_before_pct:.1f}% → "
                     f"{shift.exact_after_pct:.1f}% (4 → 8 stages, 32 microbatches);\nstraggler tax absorbed → "
                     f"{tax.exact_pct:.1f}%; the fabric's cut carries 1/{cut.factor} of its full-bisection figure",
-                    fontsize=8)
+                    fontsize=SMALL)
     expected = 2 * split.achieved_before_tflops
     vals = (split.achieved_before_tflops, split.achieved_after_tflops, expected)
     bars = right.bar(range(3), vals, color=[CORRECT_COLOUR, CORRECT_COLOUR, "#cccccc"])
     for bar, v in zip(bars, vals):
         right.annotate(f"{v:,.0f}", (bar.get_x() + bar.get_width() / 2, v), ha="center", va="bottom", fontsize=9)
-    right.set_xticks(range(3), ["32 nodes", "64 nodes", "64, if it\nhad scaled"], fontsize=8)
+    right.set_xticks(range(3), ["32 nodes", "64 nodes", "64, if it\nhad scaled"], fontsize=SMALL)
     right.set(ylabel="delivered TFLOPS", ylim=(0, expected * 1.15),
               title=f"Twice the nodes, {split.throughput_ratio:.2f}× the throughput")
-    return fig
+    return legible(fig)

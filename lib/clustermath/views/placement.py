@@ -27,7 +27,7 @@ from matplotlib.patches import Patch
 
 from ..check import fmt_value
 from ..placement.parallelism import placement, tp_group_layout
-from .base import CORRECT_COLOUR, ModelView, Slider, Updater
+from .base import CORRECT_COLOUR, SMALL, legible, ModelView, Slider, Updater
 
 __all__ = ["EXPLORERS", "NETWORK_COLOUR", "NVLINK_COLOUR", "figure_llama_rehoused", "placement_explorer",
            "view_placement"]
@@ -78,7 +78,7 @@ def view_placement(ax: Axes, *, max_domains: int | None = None, columns: int = 1
     blue = LineCollection([], colors=NETWORK_COLOUR, linewidths=1.6, linestyles=(0, (3, 2)), animated=True)
     for artist in (boxes, cells, green, blue):
         ax.add_collection(artist)
-    labels = [ax.text(0, 0, "", ha="left", va="center", fontsize=7, animated=True, visible=False)
+    labels = [ax.text(0, 0, "", ha="left", va="center", fontsize=SMALL, animated=True, visible=False)
               for _ in range(max_labels)]
     headline = ax.text(0.0, 0.995, "", ha="left", va="top", fontsize=9, animated=True, transform=ax.transAxes)
     if legend:
@@ -86,7 +86,7 @@ def view_placement(ax: Axes, *, max_domains: int | None = None, columns: int = 1
                            Line2D([], [], color=NETWORK_COLOUR, lw=1.6, ls=(0, (3, 2)),
                                   label="pipeline hop over the network"),
                            Patch(facecolor=IDLE_COLOUR, edgecolor="#555555", label="idle GPUs of a domain")],
-                  loc="lower center", bbox_to_anchor=(0.5, -0.01), ncol=3, fontsize=8, frameon=False)
+                  loc="lower center", bbox_to_anchor=(0.5, -0.01), ncol=3, fontsize=SMALL, frameon=False)
 
     def update(p: Inputs, mode: Any = None) -> None:
         tp, dsize = p["tp"], p["domain_size"]
@@ -138,8 +138,8 @@ def view_placement(ax: Axes, *, max_domains: int | None = None, columns: int = 1
 
         points = ch_cell * ax.bbox.height * 72 / ax.figure.dpi  # cell height in points, as fonts are sized
         cells.set_linewidth(0.4 if points >= 4 else 0.0)
-        label = len(g_dom) <= max_labels and points >= 7
-        size = max(5.5, min(9.0, points * 0.6))
+        size = min(9.0, points * 0.6)
+        label = len(g_dom) <= max_labels and size >= SMALL  # a label under the style's floor is left out
         for i, text in enumerate(labels):
             if label and i < len(g_dom):
                 text.set_position((cx[i] + bw * 0.04, mid_y[i]))
@@ -254,9 +254,9 @@ def figure_llama_rehoused(tp: int = 8, pp: int = 16, dp: int = 128) -> Figure:
         bars.text(0, y - 0.3, f"{fmt_value(b)} of {fmt_value(a + b)} over the network", va="bottom", fontsize=9)
     bars.set(xlabel="pipeline hops of the whole job", xlim=(0, on_racks.pp_hops * 1.02), ylim=(-0.8, 1.7))
     bars.set_title(f"The {on_racks.pp_hops:,} pipeline hops of the job", fontsize=10)
-    bars.legend(loc="lower center", fontsize=8, ncol=2, frameon=False)
+    bars.legend(loc="lower center", fontsize=SMALL, ncol=2, frameon=False)
     bars.invert_yaxis()
-    return fig
+    return legible(fig)
 
 
 # -- teaching figures --
@@ -291,9 +291,9 @@ def figure_parallel_grid(tp: int = 4, pp: int = 3, dp: int = 3, domain_size: int
             for i in range(tp):
                 rank = i + tp * (s + pp * r)
                 ax.add_patch(Rectangle((x0 + i - 0.45, s - 0.35), 0.9, 0.7, color=palette[dom % len(palette)]))
-                ax.text(x0 + i, s, f"{rank}", ha="center", va="center", fontsize=8)
+                ax.text(x0 + i, s, f"{rank}", ha="center", va="center", fontsize=SMALL)
             ax.plot([x0 - 0.45, x0 + tp - 0.55], [s + 0.42, s + 0.42], color="#444444", lw=1.2)
-            ax.text(x0 - 0.55, s, f"stage {s + 1}\ndomain {dom + 1}", ha="right", va="center", fontsize=7)
+            ax.text(x0 - 0.55, s, f"stage {s + 1}\ndomain {dom + 1}", ha="right", va="center", fontsize=SMALL)
             if s + 1 < pp:
                 crosses = (group + 1) // per_domain != dom
                 ax.add_patch(FancyArrowPatch((x0 + tp - 0.2, s + 0.3), (x0 + tp - 0.2, s + 0.7), arrowstyle="-|>",
@@ -309,5 +309,5 @@ def figure_parallel_grid(tp: int = 4, pp: int = 3, dp: int = 3, domain_size: int
                  f"domain);  arrow: a pipeline hop, dashed blue if it leaves its domain ({where.pp_hops_crossing} "
                  f"of {where.pp_hops})\nred dotted: one data-parallel group, ranks 0, {tp * pp}, {2 * tp * pp}"
                  f" ({where.dp_groups_crossing} of {where.dp_groups} such groups cross the network)",
-                 fontsize=8, loc="left")
-    return fig
+                 fontsize=SMALL, loc="left")
+    return legible(fig)

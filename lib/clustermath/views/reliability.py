@@ -20,7 +20,7 @@ from ..reliability.interruptions import (
     LLAMA3_405B, SOURCE_003_TABLE, checkpoint_plan, daly_exact_interval, daly_interval, daly_lost,
     first_order_lost, interruption_row, job_mtbf_s, root_cause_checks, young_interval, young_lost,
 )
-from .base import CORRECT_COLOUR, BROKEN_COLOUR, LIMIT_COLOUR, ModelView, Slider, Updater
+from .base import CORRECT_COLOUR, BROKEN_COLOUR, LIMIT_COLOUR, SMALL, legible, ModelView, Slider, Updater
 
 __all__ = [
     "EXPLORERS", "GOODPUT_COLOURS", "figure_root_causes", "figure_young_vs_daly", "goodput_explorer",
@@ -52,7 +52,7 @@ def _beyond(ax: Axes) -> None:
     ax.axhspan(100, _TOP, color="#f2dede", lw=0, zorder=0)
     ax.axhline(100, color=LIMIT_COLOUR, lw=0.8, ls=":")
     ax.annotate("over 100% lost: beyond the first-order model", (0.99, 300), xycoords=("axes fraction", "data"),
-                ha="right", va="center", fontsize=7.5, color=LIMIT_COLOUR)
+                ha="right", va="center", fontsize=SMALL, color=LIMIT_COLOUR)
 
 
 def _pinned(values: Any) -> np.ndarray:
@@ -95,7 +95,7 @@ def view_young(ax: Axes) -> Updater:
                        label="Daly's estimate")
     (tens,) = ax.plot([], [], "x", ms=8, mew=2, color=BROKEN_COLOUR, animated=True, label="10× off")
     ax.plot([], [], color=CORRECT_COLOUR, alpha=0.3, lw=6, label="2× off either way")
-    ax.legend(loc="lower left", fontsize=7, ncol=2)
+    ax.legend(loc="lower left", fontsize=SMALL, ncol=2)
     _beyond(ax)
     status = _status(ax)
 
@@ -146,7 +146,7 @@ def view_interruptions(ax: Axes) -> Updater:
     (young,) = ax.plot([], [], color=CORRECT_COLOUR, lw=2, animated=True, label="Young, first order")
     (daly,) = ax.plot([], [], color=DALY_COLOUR, lw=1.5, ls="--", animated=True, label="Daly at Daly's interval")
     (marker,) = ax.plot([], [], "o", ms=8, color=CORRECT_COLOUR, mec="black", animated=True)
-    ax.legend(loc="lower right", fontsize=7.5)
+    ax.legend(loc="lower right", fontsize=SMALL)
     _beyond(ax)
     status = _status(ax)
 
@@ -206,7 +206,7 @@ def view_goodput(ax: Axes) -> Updater:
              for name in _GOODPUT_PARTS}
     up = ax.barh([1], [0], color=GOODPUT_COLOURS["up"], animated=True, label="up (holding its GPUs)")[0]
     down = ax.barh([1], [0], color=GOODPUT_COLOURS["restart"], animated=True)[0]
-    ax.legend(loc="upper center", bbox_to_anchor=(0.45, -0.22), ncol=6, fontsize=7, frameon=False,
+    ax.legend(loc="upper center", bbox_to_anchor=(0.45, -0.22), ncol=6, fontsize=SMALL, frameon=False,
               handlelength=1.2, columnspacing=0.8)
     status = _status(ax)
 
@@ -270,16 +270,16 @@ def figure_root_causes() -> Figure:
         note = f"{r.published_pct:.1f}%  ({r.count} of {LLAMA3_405B.unexpected})"
         if not r.agrees:
             note += f": the count is {r.count_pct:.1f}%"
-        ax.annotate(note, (max(r.published_pct, r.count_pct) + 0.8, y), va="center", fontsize=8,
+        ax.annotate(note, (max(r.published_pct, r.count_pct) + 0.8, y), va="center", fontsize=SMALL,
                     color=LIMIT_COLOUR if not r.agrees else "black")
-    ax.set_yticks(ys, [r.component for r in rows], fontsize=8)
+    ax.set_yticks(ys, [r.component for r in rows], fontsize=SMALL)
     for category, colour in CATEGORY_COLOURS.items():
         ax.barh([np.nan], [0], color=colour, label=category)
     ax.plot([], [], "|", ms=10, mew=2.5, color="black", label="count ÷ 419")
-    ax.legend(loc="lower right", fontsize=8, title="category (bar: printed %)", title_fontsize=8)
+    ax.legend(loc="lower right", fontsize=SMALL, title="category (bar: printed %)", title_fontsize=SMALL)
     ax.set(xlim=(0, 62), xlabel="share of the 419 unexpected interruptions (%)",
            title="Llama 3 405B, 54 days: root causes of unexpected interruptions")
-    return fig
+    return legible(fig)
 
 
 def figure_young_vs_daly(save_s: float = 60.0) -> Figure:
@@ -293,18 +293,18 @@ def figure_young_vs_daly(save_s: float = 60.0) -> Figure:
     ax.plot(ratios, exact, color="black", lw=1, ls=":", label="exact optimum of Daly's model ÷ Young's")
     ax.axhline(1.0, color=CORRECT_COLOUR, lw=1.5, label="Young's √(2δM)")
     ax.axhline(0.95, color=LIMIT_COLOUR, lw=0.8, ls=":")
-    ax.annotate("5% shorter", (1.2e-5, 0.95), va="bottom", fontsize=8, color=LIMIT_COLOUR)
+    ax.annotate("5% shorter", (1.2e-5, 0.95), va="bottom", fontsize=SMALL, color=LIMIT_COLOUR)
     for gpus, *_ in SOURCE_003_TABLE:
         m = job_mtbf_s(1.0 / RECORD_GPU_MTBF_H, gpus)
         x = save_s / m
         ax.plot([x], [daly_interval(save_s, m) / young_interval(save_s, m)], "s", ms=6, mfc="white",
                 mec="black")
         ax.annotate(f"{gpus:,} GPUs", (x, daly_interval(save_s, m) / young_interval(save_s, m)),
-                    textcoords="offset points", xytext=(-4, -13), fontsize=7.5, ha="right")
+                    textcoords="offset points", xytext=(-4, -13), fontsize=SMALL, ha="right")
     ax.set(xscale="log", xlim=(1e-5, 2.0), ylim=(0.4, 1.05), xlabel="save time ÷ mean time between failures, δ/M (log)",
            ylabel="interval ÷ Young's", title=f"Where Young and Daly part (squares: source 003's rows, δ = {save_s:g} s)")
-    ax.legend(loc="lower left", fontsize=8)
-    return fig
+    ax.legend(loc="lower left", fontsize=SMALL)
+    return legible(fig)
 
 
 EXPLORERS = {
@@ -344,7 +344,7 @@ def figure_availability_goodput(**inputs: Any) -> Figure:
             ax.barh(y, pct, left=left, color=GOODPUT_COLOURS[key], ec="white", lw=0.8)
             if pct >= 4:
                 ax.text(left + pct / 2, y, f"{label}\n{pct:.1f}%" if pct > 12 else f"{pct:.1f}%", ha="center",
-                        va="center", fontsize=8, color="white" if key in ("useful", "restart", "up", "rework",
+                        va="center", fontsize=SMALL, color="white" if key in ("useful", "restart", "up", "rework",
                                                                           "straggler") else "black")
             left += pct
     ax.set_yticks(range(2), ["what the dashboard\nreports (availability)", "what the run\ngets (goodput)"])
@@ -355,8 +355,8 @@ def figure_availability_goodput(**inputs: Any) -> Figure:
     handles = [__import__("matplotlib.patches", fromlist=["Patch"]).Patch(color=GOODPUT_COLOURS[k], label=l)
                for k, l in (("straggler", "waiting for the straggler"), ("checkpoint", "saving"),
                             ("rework", "redoing lost work"), ("restart", "restarting"))]
-    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.32), ncol=4, fontsize=8, frameon=False)
-    return fig
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.32), ncol=4, fontsize=SMALL, frameon=False)
+    return legible(fig)
 
 
 def figure_blast_radius(job_gpus: int = 16_384, replica_gpus: int = 128) -> Figure:
@@ -393,9 +393,9 @@ def figure_blast_radius(job_gpus: int = 16_384, replica_gpus: int = 128) -> Figu
         for side in ax.spines.values():
             side.set_visible(False)
         ax.set_title(f"{title}\n{r.failed_gpus} GPUs fail, {r.domain_gpus} stop ({r.healthy_idled_gpus} of them "
-                     f"healthy): {r.domain_share_pct:.2f}% of a {job_gpus:,}-GPU job", fontsize=9)
+                     f"healthy):\n{r.domain_share_pct:.2f}% of a {job_gpus:,}-GPU job", fontsize=9)
     fig.legend(handles=[Patch(color=FAILED_COLOUR, label="failed"),
                         Patch(color="#f5b870", label="healthy, idled with the failed part's domain"),
                         Patch(color="#d0d0d0", label="unaffected")],
-               loc="outside lower center", ncol=3, fontsize=8, frameon=False)
-    return fig
+               loc="outside lower center", ncol=3, fontsize=SMALL, frameon=False)
+    return legible(fig)

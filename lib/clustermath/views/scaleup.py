@@ -20,7 +20,7 @@ from matplotlib.ticker import FuncFormatter
 
 from ..scaleup.ring_builder import RingBuilder, draw_failures, ring_builder, ring_layout
 from ..scaleup.domains import fragmentation, tor_wiring
-from .base import CORRECT_COLOUR, LIMIT_COLOUR, ModelView, Slider, Updater, table
+from .base import CORRECT_COLOUR, LIMIT_COLOUR, SMALL, legible, ModelView, Slider, Updater, table
 
 __all__ = ["EXPLORERS", "PRESETS", "figure_cut_waste", "figure_design", "figure_fault_trace", "figure_fragmentation",
            "figure_k_hop_ring", "figure_ocstrx", "figure_tor_wiring", "ring_explorer", "view_ring"]
@@ -134,6 +134,10 @@ def _bar_shares(result: RingBuilder) -> tuple[list[float], list[float]]:
     return parts, [result.ring_waste, *parts[2:]]
 
 
+SLIVER = 0.05
+"""The narrowest a waste bar above zero is drawn, in the ring picture's x units (about one CSS px)."""
+
+
 def view_ring(ax: Axes) -> Updater:
     """Top: five waste bars on a fixed 0-25% scale: the K-hop ring (its line remainder pale, the cuts'
     part dark), the paper's bound and the corrected worst case on the cuts' part, static rings and
@@ -152,12 +156,12 @@ def view_ring(ax: Axes) -> Updater:
     for frac in (0.0, 0.05, 0.10, 0.15, 0.20, 0.25):
         x = bar_x0 + bar_w * frac / BAR_SCALE
         ax.plot([x, x], [2.65, 5.45], color="#e4e4e4", lw=0.8, zorder=0)
-        ax.text(x, 2.5, f"{frac:.0%}", ha="center", va="top", fontsize=7.5, color="#666666")
-    key = ("bars: healthy GPUs left idle, as a share of all GPUs; ring: pale = the line's remainder, "
-           "dark = what the cuts add",
+        ax.text(x, 2.5, f"{frac:.0%}", ha="center", va="top", fontsize=SMALL, color="#666666")
+    key = ("bars: healthy GPUs left idle, as a share of all GPUs;",
+           "ring: pale = the line's remainder, dark = what the cuts add",
            "| exact expectation     ⊢⊣ 95% interval of the 200-draw mean     ▶ off the scale")
-    for y, line in zip((1.95, 1.6), key):
-        ax.text(bar_x0 + bar_w / 2, y, line, ha="center", va="center", fontsize=7.5, color="#555555")
+    for y, line in zip((2.12, 1.8, 1.48), key):
+        ax.text(bar_x0 + bar_w / 2, y, line, ha="center", va="center", fontsize=SMALL, color="#555555")
     bars = PolyCollection([], facecolor=["#a9c4e4", CORRECT_COLOUR, LIMIT_COLOUR, "#c77d7d", "#888888", "#b58b00"],
                           edgecolor="none", animated=True)
     spread = LineCollection([], colors="black", linewidths=1.0, animated=True)
@@ -181,7 +185,7 @@ def view_ring(ax: Axes) -> Updater:
                        Patch(facecolor=CUT_COLOUR, edgecolor="#333333", label="failed, cuts the line"),
                        Line2D([], [], color=BACKUP_COLOUR, lw=1.8, label="backup link in use"),
                        Line2D([], [], color=LOOP_COLOUR, lw=1.4, label="loopback")],
-              loc="lower center", bbox_to_anchor=(0.5, 0.0), ncol=6, fontsize=7, frameon=False,
+              loc="lower center", bbox_to_anchor=(0.5, 0.0), ncol=6, fontsize=SMALL, frameon=False,
               handlelength=1.4, columnspacing=0.9)
 
     def x_of(share: float) -> float:
@@ -195,7 +199,9 @@ def view_ring(ax: Axes) -> Updater:
         starts = [bar_x0, x_of(parts[0]), bar_x0, bar_x0, bar_x0, bar_x0]
         ends = [x_of(parts[0]), x_of(parts[0] + parts[1]), *(x_of(v) for v in parts[2:])]
         rows = ys[[0, 0, 1, 2, 3, 4]]
-        bars.set_verts(_rects(np.array(starts), rows - height / 2, np.array(ends) - np.array(starts), height))
+        widths = np.array(ends) - np.array(starts)
+        widths[widths > 0] = np.maximum(widths[widths > 0], SLIVER)  # a share above zero never vanishes
+        bars.set_verts(_rects(np.array(starts), rows - height / 2, widths, height))
         over = np.array(whole) > BAR_SCALE
         clipped.set_data(np.full(int(over.sum()), bar_x0 + bar_w + 0.35), ys[over])
         simulated = ((0, "ring_waste"), (3, "static_waste"), (4, "switch_waste"))
@@ -258,7 +264,7 @@ class RingExplorer(ModelView):
              Slider("hops", 1, 4, hops, label="hops K")],
             lambda ax: _explorer_view(ax, self),
             title="Ring builder: 2,880 GPUs, 200 seeded draws, each node failing independently",
-            figsize=(7.8, 3.5),
+            figsize=(7.5, 3.5),
         )
         buttons = []
         for name, value in PRESETS.items():
@@ -376,7 +382,7 @@ def figure_fragmentation() -> Figure:
                        Patch(facecolor=IDLE_COLOUR, edgecolor="#333333", label="healthy but idle"),
                        Patch(facecolor=FAILED_COLOUR, edgecolor="#333333", label="failed")],
               loc="lower center", ncol=3, fontsize=9, frameon=False, bbox_to_anchor=(0.4, -0.02))
-    return fig
+    return legible(fig)
 
 
 def figure_fault_trace(trace: Any) -> Figure:
@@ -390,14 +396,14 @@ def figure_fault_trace(trace: Any) -> Figure:
                      label=f"{name} {value:.2f}%")
     left.set(xlabel="day", ylabel="faulty 8-GPU nodes (%)", xlim=(0, trace.days[-1]), ylim=(0, None),
              title="SYNTHETIC series (not the paper's data): same mean, median and p99")
-    left.legend(fontsize=8, loc="upper right")
+    left.legend(fontsize=SMALL, loc="upper right")
     values = np.sort(trace.faulty_pct)
     right.plot(values, (np.arange(values.size) + 0.5) / values.size, color="#444444")
     right.axvline(trace.median_pct, color=CORRECT_COLOUR, ls="--", lw=1.2)
     right.axvline(trace.p99_pct, color=LIMIT_COLOUR, ls=":", lw=1.2)
     right.set(xlabel="faulty 8-GPU nodes (%)", ylabel="share of time at or below", ylim=(0, 1.01),
               title="its distribution (synthetic)")
-    return fig
+    return legible(fig)
 
 
 def figure_k_hop_ring(failed_nodes: tuple[int, ...] = (3,), nodes: int = 9, group_nodes: int = 4,
@@ -423,7 +429,7 @@ def figure_k_hop_ring(failed_nodes: tuple[int, ...] = (3,), nodes: int = 9, grou
     ax.add_collection(PolyCollection(_node_boxes(nodes), facecolor=geo["colours"], edgecolor="#333333",
                                      linewidth=0.7))
     for i in range(nodes):
-        ax.text(i, 0, f"N{i + 1}" + (" ✕" if failed[i] else ""), ha="center", va="center", fontsize=8,
+        ax.text(i, 0, f"N{i + 1}" + (" ✕" if failed[i] else ""), ha="center", va="center", fontsize=SMALL,
                 color="white" if lay.role[i] in (0, 3) or failed[i] else "black")
     for g in range(lay.groups):
         members = np.flatnonzero(lay.group == g)
@@ -434,8 +440,8 @@ def figure_k_hop_ring(failed_nodes: tuple[int, ...] = (3,), nodes: int = 9, grou
                        Line2D([], [], color="#c4c4c4", lw=1.0, ls="--", label="idle or backup link"),
                        Line2D([], [], color=LOOP_COLOUR, lw=1.8, label="loopback"),
                        Patch(facecolor=FAILED_COLOUR, edgecolor="#333333", label="failed")],
-              loc="upper center", bbox_to_anchor=(0.5, 0.02), ncol=5, fontsize=8, frameon=False)
-    return fig
+              loc="upper center", bbox_to_anchor=(0.5, 0.02), ncol=5, fontsize=SMALL, frameon=False)
+    return legible(fig)
 
 
 def figure_tor_wiring(tors: int = 4, nodes_per_tor: int = 4) -> Figure:
@@ -474,7 +480,7 @@ def figure_tor_wiring(tors: int = 4, nodes_per_tor: int = 4) -> Figure:
                                          colors=LIMIT_COLOUR if cross else LOOP_COLOUR, linewidths=2.0,
                                          linestyles="--"))
         for n, (x, y) in pos.items():
-            ax.text(x, y, f"N{n + 1}", ha="center", va="center", fontsize=8,
+            ax.text(x, y, f"N{n + 1}", ha="center", va="center", fontsize=SMALL,
                     bbox={"boxstyle": "round", "fc": "white", "ec": "#555555"})
         for t in range(tors):
             ax.text(t, 0.65, f"ToR {t + 1}", ha="center", fontsize=9, weight="bold")
@@ -484,8 +490,8 @@ def figure_tor_wiring(tors: int = 4, nodes_per_tor: int = 4) -> Figure:
                         Line2D([], [], color=CORRECT_COLOUR, lw=3.0, label="one TP group"),
                         Line2D([], [], color=LIMIT_COLOUR, lw=2.0, ls="--", label="DP peers, across ToRs"),
                         Line2D([], [], color=LOOP_COLOUR, lw=2.0, ls="--", label="DP peers, one ToR")],
-               loc="outside lower center", ncol=4, fontsize=8, frameon=False)
-    return fig
+               loc="outside lower center", ncol=4, fontsize=SMALL, frameon=False)
+    return legible(fig)
 
 
 # -- the design, drawn from the source's description of the paper's Figures 2 and 3 ----------
@@ -517,7 +523,7 @@ def figure_ocstrx() -> Figure:
     fig = Figure(figsize=(9.6, 3.7))
     ax = fig.add_axes((0.01, 0.01, 0.98, 0.98))
     ax.set_axis_off()
-    ax.set(xlim=(0, 14.2), ylim=(-0.05, 6.3))
+    ax.set(xlim=(0, 15.3), ylim=(-0.05, 6.3))
     ax.add_patch(_frame_patch(1.75, 0.6, 7.45, 5.55))
     ax.text(1.9, 5.9, "photonic chip (silicon, 65 nm) and its 28 nm controller", fontsize=9.5, color="#555555")
     ax.text(0.05, 3.9, "from the\nGPU's lanes", fontsize=10.5, va="center")
@@ -550,7 +556,7 @@ def figure_ocstrx() -> Figure:
     ax.text(9.7, 0.5, "prototype: switches in 60–80 µs; switch core\nloses 2.5–4.0 dB (3.3 dB on average) and\n"
             "draws up to about 3.2 W; module under 12 W", fontsize=9.5, va="center", color="#333333",
             bbox={"boxstyle": "round", "fc": "#f7f7f7", "ec": "#bbbbbb"})
-    return fig
+    return legible(fig)
 
 
 def _frame_patch(x: float, y: float, w: float, h: float):
@@ -593,13 +599,14 @@ def figure_design() -> Figure:
     b.text(5.0, 6.2, "backup link in use (out above, back below)", fontsize=9.5, ha="center", color="#9a5a00")
     b.text(5.0, 0.5, "loopbacks at both ends close one ring;\ndashed: links to N2, now unused", fontsize=9.5,
            ha="center", color="#555555")
-    for y, text in ((5.6, "the job\n(TP, DP, PP, CP sizes)"), (3.6, "the DCN\n(ToRs, aggregation)"),
+    for y, text in ((5.6, "the job: TP, DP,\nPP, CP sizes"), (3.6, "the DCN: ToRs,\naggregation"),
                     (1.6, "the faults\nright now")):
-        _box(c, 0.1, y - 0.7, 4.1, 1.3, text, fontsize=9.5)
-        _arrow(c, (4.2, y), (5.4, 3.6))
-    _box(c, 5.4, 2.0, 4.5, 3.2, "drop failed nodes,\nfind healthy pieces,\ncut TP groups\nin order, keep\n"
+        _box(c, -0.3, y - 0.7, 5.0, 1.3, text, fontsize=9.5)
+        _arrow(c, (4.7, y), (5.5, 3.6))
+    _box(c, 5.5, 1.6, 4.8, 4.0, "drop failed\nnodes, find\nhealthy pieces,\ncut TP groups\nin order, keep\n"
          "DP peers under\none ToR", fc="#e3ecf7", fontsize=9.5)
-    return fig
+    c.set_xlim(-0.4, 10.4)  # room for the boxes at the legible size
+    return legible(fig)
 
 
 def _loop_side(x: float, y: float, side: int, size: float = 0.45) -> np.ndarray:
@@ -643,5 +650,5 @@ def figure_cut_waste(rows: Any) -> Figure:
     for ax in axes:
         for handle, label in zip(*ax.get_legend_handles_labels()):
             handles.setdefault(label, handle)
-    fig.legend(handles.values(), handles.keys(), loc="outside lower center", ncol=3, fontsize=8, frameon=False)
-    return fig
+    fig.legend(handles.values(), handles.keys(), loc="outside lower center", ncol=3, fontsize=SMALL, frameon=False)
+    return legible(fig)

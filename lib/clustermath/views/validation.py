@@ -35,7 +35,7 @@ from ..validation.predict import (
     BUS_EFFICIENCY_OUT, BUS_EFFICIENCY_UP, DP_OVERLAP, KERNEL_EFFICIENCY, KERNEL_HALF_WIDTH, STRAGGLER_CV,
     RunPrediction,
 )
-from .base import FLAG_COLOUR, LIMIT_COLOUR, LiveFigure, Slider, Updater, table
+from .base import FLAG_COLOUR, LIMIT_COLOUR, SMALL, LiveFigure, Slider, Updater, table
 
 __all__ = [
     "EXPLORERS", "MARKERS", "PART_COLOURS", "PART_NAMES", "PLAN_FLAGS_SHORT", "PlanExplorer", "RunExplorer",
@@ -365,10 +365,10 @@ def view_run(ax: Axes) -> Updater:
     ax.axvspan(0.75, 1.25, color="#eeeeee", lw=0, zorder=0)
     ax.axvspan(0.9, 1.1, color="#d9d9d9", lw=0, zorder=0)
     ax.axvline(1.0, color="black", lw=1.6, zorder=3)
-    ax.text(1.0, 0.97, "measured", ha="center", va="top", fontsize=8, zorder=4,
+    ax.text(1.0, 0.97, "measured", ha="center", va="top", fontsize=SMALL, zorder=4,
             bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none"})
-    ax.text(0.905, 0.03, "±10%", ha="left", va="bottom", fontsize=7, color="#444444")
-    ax.text(0.755, 0.03, "±25%", ha="left", va="bottom", fontsize=7, color="#444444")
+    ax.text(0.905, 0.03, "±10%", ha="left", va="bottom", fontsize=SMALL, color="#444444")
+    ax.text(0.755, 0.03, "±25%", ha="left", va="bottom", fontsize=SMALL, color="#444444")
     names = list(PART_COLOURS)
     bars = PolyCollection(_stack([0.0] * len(names), 0.3, 0.4, SCALE), facecolors=[PART_COLOURS[k] for k in names],
                           edgecolors="white", linewidths=0.5, animated=True, zorder=2)
@@ -376,7 +376,7 @@ def view_run(ax: Axes) -> Updater:
     (clipped,) = ax.plot([], [], ">", ms=8, color=FLAG_COLOUR, animated=True, zorder=5)
     status = ax.text(0.0, 1.02, "", transform=ax.transAxes, ha="left", va="bottom", fontsize=8.5, animated=True)
     ax.legend(handles=[Patch(facecolor=PART_COLOURS[k], label=PART_NAMES[k]) for k in names],
-              loc="upper center", bbox_to_anchor=(0.5, -0.28), ncol=4, fontsize=7, frameon=False,
+              loc="upper center", bbox_to_anchor=(0.5, -0.28), ncol=4, fontsize=SMALL, frameon=False,
               handlelength=1.2, columnspacing=0.8)
 
     def update(p: Inputs, result: Any = None) -> None:
@@ -528,7 +528,7 @@ def view_plan(ax: Axes) -> Updater:
     handles = [Patch(facecolor=PART_COLOURS[k], label="compute / training" if k == "compute" else PART_NAMES[k])
                for k in PART_COLOURS if k != "cp_exposed"]
     handles += [Patch(facecolor=WALL_COLOURS[k], label=WALL_NAMES[k]) for k in ("checkpoint", "rework", "restart")]
-    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.45, -0.30), ncol=3, fontsize=7,
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.45, -0.30), ncol=3, fontsize=SMALL,
               frameon=False, handlelength=1.2, columnspacing=0.8)
 
     def update(p: Inputs, result: Any = None) -> None:
@@ -606,7 +606,7 @@ def figure_predicted_vs_measured(frame: Any, *, figsize: tuple[float, float] = (
     ax.set(xlim=(lo, hi), ylim=(lo, hi), aspect="equal",
            xlabel="measured share of peak (%): MFU, or HFU where the source counts recompute",
            ylabel="predicted share of peak (%), same basis")
-    ax.legend(fontsize=7.5, loc="upper left", frameon=False)
+    ax.legend(fontsize=SMALL, loc="upper left", frameon=False)
     return fig
 
 
@@ -650,7 +650,7 @@ def figure_residuals(frame: Any, *, figsize: tuple[float, float] = (7.2, 3.8)) -
                        Line2D([], [], marker="x", ls="", color="#7f7f7f", label="outside the model"),
                        Line2D([], [], marker="D", ls="", markerfacecolor="none", color="#7f7f7f",
                               label="identity check (not validation)")],
-              fontsize=7.5, loc="lower right", frameon=True)
+              fontsize=SMALL, loc="lower right", frameon=True)
     return fig
 
 
