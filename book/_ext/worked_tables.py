@@ -104,8 +104,9 @@ class WrapWorkedTables(SphinxTransform):
                     text, note = take_caption(raw.astext())
                     if note:
                         raw.children = [nodes.Text(text)]
-                        caption += nodes.inline("", caption_note(str(options["caption"]), note),
-                                                classes=["cm-table-note"])
+                        # plain words of the caption (a span of its own, wrapping from the caption
+                        # number's line, overlapped it: axe could not judge its contrast)
+                        caption += nodes.Text(caption_note(str(options["caption"]), note))
                 if "text_html" in raw.get("classes", []):
                     # myst-nb's HTML output (inside its mime-bundle container): a raw node whose
                     # classes the writer turns into the div that scrolls; the box draws that div

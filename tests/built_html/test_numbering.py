@@ -96,7 +96,7 @@ def test_every_printed_table_is_numbered_with_its_caption(page):
         caption = re.escape(meta["caption"].replace("'", "’"))
         shown = re.search(rf'<div class="cm-worked-table" id="{re.escape(meta["name"])}">\s*<p>'
                           rf'<span class="caption-number">Table {n}\.\d+ </span>'
-                          rf'<span class="caption-text">{caption}(?:<span class="cm-table-note">[^<]*</span>)?</span>'
+                          rf'<span class="caption-text">{caption}[^<]*</span>'
                           rf'<a class="headerlink" href="#{re.escape(meta["name"])}" title="Link to this table">',
                           html)
         assert shown, f"{page.name}: {meta['name']} is not shown as a numbered table captioned {meta['caption']!r}, " \
@@ -123,8 +123,8 @@ def test_every_printed_table_is_titled_once(page):
         assert "<caption" not in block, f"{page.name}: {meta['name']} shows a caption of its own under the book's"
         words = own_caption(stored)
         if words:
-            note = re.search(r'<span class="cm-table-note">([^<]*)</span>', block)
-            shown = " ".join(html_lib.unescape(note.group(1)).split()) if note else ""
+            text = re.search(r'<span class="caption-text">([^<]*)</span>', block)
+            shown = " ".join(html_lib.unescape(text.group(1)).split()) if text else ""
             # smart quotes aside, every word and number of the table's own caption is in the book's
             assert shown.replace("’", "'").endswith(words.replace("’", "'")), \
                 f"{page.name}: {meta['name']}'s own caption {words!r} is not in the numbered caption ({shown!r})"
