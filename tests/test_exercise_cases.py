@@ -58,3 +58,46 @@ def test_q6_expected_share_is_what_the_data_built_run_gives(master_namespace):
     cfg = {**run_config("ms24-t2-12", accepts=predict_run), "gpus": 6_144}
     middle = predict_run(**cfg)
     assert master_namespace["q6_dp_share"] == pytest.approx(middle.dp_exposed_s / middle.step_s, rel=1e-4)
+
+
+def declared_case():
+    import sys
+
+    import nbformat
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    import exercises
+
+    return exercises.case_of(nbformat.read(MASTER, as_version=4))
+
+
+def test_every_drawn_row_is_the_datas_row(master_namespace):
+    """Exercises 1, 2, 3 and 5 draw whole published rows (issue 31): each row's numbers are the data's,
+    and exercise 3's run, built as the master builds it, is the row's run_config."""
+    from clustermath.validation import load_measurements
+
+    data = load_measurements()
+    case = declared_case()
+    for pair in case.allowed["q1_pair"]:
+        fit, to = data.loc[pair["fit"]], data.loc[pair["to"]]
+        assert (pair["fit_busbw"], pair["fit_link"], pair["fit_ranks"]) == (fit.value, fit.link_GBps, fit.ranks)
+        assert (pair["to_busbw"], pair["to_link"]) == (to.value, to.link_GBps)
+        assert pair["fit_link"] != pair["to_link"], "on one link rate the prediction is the fit's own number"
+    assert len(case.allowed["q2_run"]) >= 8
+    for run in case.allowed["q2_run"]:
+        row = data.loc[run["row"]]
+        assert (run["layers"], run["hidden"], run["seq_len"], run["vocab"], run["tflops"], run["params_b"]) == \
+            (row.layers, row.hidden, row.seq_len, row.vocab, row.value, row.stated_params_b)
+        assert (row.recompute, row.flops_basis) == ("full", "hardware")  # HFU is never the MFU
+    llama = master_namespace["llama"]
+    for run in case.allowed["q3_run"]:
+        built = {**llama, **{k: run[k] for k in ("seq_len", "global_batch", "gpus", "cp")}}
+        from_data = predict_run(**run_config(run["row"], accepts=predict_run))
+        assert predict_run(**built).step_s == pytest.approx(from_data.step_s, rel=1e-12), run["row"]
+        assert run["mfu_pct"] == data.at[run["row"], "value"]
+        by_v = {v: 100 * predict_run(**{**built, "virtual_stages": v}).mfu for v in (1, 2, 4)}
+        assert abs(by_v[2] / run["mfu_pct"] - 1) > 0.05, "at the data's two chunks the model must fall short"
+        assert any(abs(m / run["mfu_pct"] - 1) <= 0.05 for m in by_v.values()), run["row"]
+    for record in case.allowed["q5_record"]:
+        row = data.loc[record["row"]]
+        assert (record["interruptions"], row.days, row.gpus) == (row.value, 54, 16_384)

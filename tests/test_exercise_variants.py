@@ -150,6 +150,14 @@ PLANTED_CH5 = [
 ]
 
 PLANTED_CH6 = [
+    ("q1", "q1_efficiency = CASE.q1_pair['fit_busbw'] / (2 * CASE.q1_pair['fit_link'])", "both_directions",
+     "ch1-collective"),
+    ("q1", "q1_error = CASE.q1_pair['to_busbw'] / q1_predicted_GBps - 1", "error_inverted", "ch6-validate"),
+    ("q2", "q2_mfu = q2_hfu", "pct_peak_as_mfu", "ch6-metrics"),
+    ("q3", "q3_derived_step_s = run.hardware_flops / (llama['gpus'] * 989e12 * CASE.q3_run['mfu_pct'] / 100)",
+     "pct_peak_as_mfu", "ch6-metrics"),
+    ("q3", "q3_best_error = 100 * run.mfu / CASE.q3_run['mfu_pct'] - 1", "interleaving_ignored", "ch6-llama"),
+    ("q5", "q5_ettr = ettr_first_order(tau, save_s, mtbf_s, 0)", "restart_ignored", "ch6-ettr"),
     ("q4", "def job_mtbf_h(rate_per_1000, gpus, gpus_per_node=8):\n    return 24 / (gpus * rate_per_1000 / 1000)\n"
            "q4_mtbf_min = tuple(60 * job_mtbf_h(r, CASE.q4_gpus) for r in (2.34, llama3_rate, 6.50))",
      "gpus_as_nodes", "ch6-failures"),

@@ -29,7 +29,8 @@ a file the repository ignores.
 Prompts name their numbers as ``{{expression}}`` or ``{{expression:format}}``
 placeholders over the case's parameters; ``Case.render`` fills them (integers
 with thousands separators unless a format says otherwise), with ``times(k)``
-("twice", "four times") and ``word(n)`` ("four") for numbers written as words.
+("twice", "four times") and ``word(n)`` ("four") for numbers written as words,
+and ``tex(n)`` ("12{,}288") for a number inside ``$...$`` math.
 
 This module imports the standard library only (it runs in the grader, in the
 sandbox and in a student's kernel).
@@ -49,7 +50,7 @@ from numbers import Real
 from typing import Any, Iterable, Mapping
 
 __all__ = ["Case", "steps", "draw", "course_key", "read_roster", "roster_identities", "identity", "render", "times",
-           "word", "SAFE_NAME"]
+           "word", "tex", "SAFE_NAME"]
 
 KEY_BYTES = 32
 SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
@@ -100,6 +101,12 @@ def _json_safe(name: str, value: Any) -> None:
 def word(n: int) -> str:
     """A small whole number in words (``4`` -> "four"); larger ones with thousands separators."""
     return _WORDS[n] if isinstance(n, int) and 0 <= n < len(_WORDS) else f"{n:,}"
+
+
+def tex(n: Real) -> str:
+    """A number for LaTeX math, thousands separated by ``{,}`` (``12288`` -> "12{,}288"), as the
+    book's prompts write them (a bare comma in math is punctuation and gets a space after it)."""
+    return _fmt(n, None).replace(",", "{,}")
 
 
 def times(k: int) -> str:
@@ -225,11 +232,11 @@ def _fmt(value: Any, spec: str | None) -> str:
 def render(text: str, case: Case) -> str:
     """Fill ``{{expression}}`` / ``{{expression:format}}`` placeholders from a case's parameters.
 
-    Expressions are Python over the parameter names, ``times`` and ``word`` (masters are trusted
+    Expressions are Python over the parameter names, ``times``, ``word`` and ``tex`` (masters are trusted
     text, never a student's). ValueError names a placeholder that does not evaluate.
     """
     namespace = {"__builtins__": {"round": round, "int": int, "abs": abs, "min": min, "max": max},
-                 "times": times, "word": word, **case.values}
+                 "times": times, "word": word, "tex": tex, **case.values}
 
     def fill(match: re.Match) -> str:
         body = match.group(1)
