@@ -101,3 +101,33 @@ def test_every_drawn_row_is_the_datas_row(master_namespace):
     for record in case.allowed["q5_record"]:
         row = data.loc[record["row"]]
         assert (record["interruptions"], row.days, row.gpus) == (row.value, 54, 16_384)
+
+
+def test_chapter_5_rows_keep_their_traps():
+    """Chapter 5's exercise 2 draws a statistic the fault trace states (never the mean, convert_rate's
+    check value); exercise 4 a line on which the run of two failures cuts at K = 2 and adds idle GPUs
+    to the whole line's remainder, K = 3 bridges it, and static rings lose another count."""
+    import sys
+
+    import nbformat
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    import exercises
+    from clustermath.scaleup import draw_failures, ring_draws
+
+    case = exercises.case_of(nbformat.read(ROOT / "solutions" / "ch05_exercises.ipynb", as_version=4))
+    assert {row["pct"] for row in case.allowed["q2_stat"]} == {7.22, 1.67}  # p99 and median (the mean is 2.33)
+    answers = set()
+    for line in case.allowed["q4_line"]:
+        n, g, dead = line["nodes"], line["group"], line["failed"]
+        assert len(dead) == 4 and max(dead) < n and g in (3, 4)
+        row = draw_failures(0.0, n, 1, 0)
+        row[0, dead] = True
+        runs = [ring_draws(row, 4, 4 * g, k, switch_gpus=4 * n) for k in (2, 3)]
+        k2, k3 = (int(r.ring_waste_gpus[0]) for r in runs)
+        static = int(runs[0].static_waste_gpus[0])
+        whole = (n - 4) % g * 4
+        assert k2 > whole and k3 == whole, line
+        assert static not in (k2, k3) and static // 4 not in (k2, k3) and k2 // 4 not in (k3, static), line
+        answers.add((k2, k3, static))
+    assert len(answers) == 8

@@ -140,6 +140,10 @@ PLANTED_CH4 = [
 ]
 
 PLANTED_CH5 = [
+    ("q2", "q2_four = CASE.q2_stat['pct'] / 100 / 2", "rate_scaled_linearly", "ch5-trace"),
+    ("q2", "q2_per_gpu = CASE.q2_stat['pct'] / 100", "gpu_rate_per_node", "ch5-trace"),
+    ("q4", "q4_k2 = q4_k3", "remainder_per_ring", "ch5-ring-builder"),
+    ("q4", "q4_static = q4_k2", "static_uses_backups", "ch5-question"),
     ("q1", "q1_rack = CASE.q1_failed % 16", "mod_of_failed", "ch5-fragmentation"),
     ("q1", "q1_servers = 8 * CASE.q1_failed", "failed_counted_as_idle", "ch5-fragmentation"),
     ("q3", "q3_k4 = smallest_hops(CASE.q3_tp, 4, CASE.q3_rate, 0.005)", "eight_gpu_rate_for_four", "ch5-trace"),

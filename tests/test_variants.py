@@ -6,7 +6,7 @@ import json
 import pytest
 
 from clustermath.feedback.variants import (Case, course_key, draw, read_roster, render, roster_identities, steps,
-                                           tex, times, word)
+                                           listed, tex, times, word)
 
 KEY = bytes(range(32))
 
@@ -74,6 +74,8 @@ def test_steps_and_words():
         steps(1, 2, 0)
     assert (times(2), times(4), word(3), word(40_000)) == ("twice", "four times", "three", "40,000")
     assert (tex(12_288), tex(2_048.0), tex(232.54), tex(80)) == ("12{,}288", "2{,}048", "232.54", "80")
+    assert (listed([2, 8, 9, 15]), listed([3, 1_024]), listed([7]), listed([])) == \
+        ("2, 8, 9 and 15", "3 and 1,024", "7", "")
 
 
 def test_render_fills_placeholders():

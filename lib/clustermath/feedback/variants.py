@@ -30,7 +30,8 @@ Prompts name their numbers as ``{{expression}}`` or ``{{expression:format}}``
 placeholders over the case's parameters; ``Case.render`` fills them (integers
 with thousands separators unless a format says otherwise), with ``times(k)``
 ("twice", "four times") and ``word(n)`` ("four") for numbers written as words,
-and ``tex(n)`` ("12{,}288") for a number inside ``$...$`` math.
+``tex(n)`` ("12{,}288") for a number inside ``$...$`` math and ``listed(values)``
+("2, 8, 9 and 15") for a list.
 
 This module imports the standard library only (it runs in the grader, in the
 sandbox and in a student's kernel).
@@ -50,7 +51,7 @@ from numbers import Real
 from typing import Any, Iterable, Mapping
 
 __all__ = ["Case", "steps", "draw", "course_key", "read_roster", "roster_identities", "identity", "render", "times",
-           "word", "tex", "SAFE_NAME"]
+           "word", "tex", "listed", "SAFE_NAME"]
 
 KEY_BYTES = 32
 SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
@@ -107,6 +108,12 @@ def tex(n: Real) -> str:
     """A number for LaTeX math, thousands separated by ``{,}`` (``12288`` -> "12{,}288"), as the
     book's prompts write them (a bare comma in math is punctuation and gets a space after it)."""
     return _fmt(n, None).replace(",", "{,}")
+
+
+def listed(values: Iterable) -> str:
+    """Values as a list in words: ``[2, 8, 9, 15]`` -> "2, 8, 9 and 15" (numbers formatted as in prompts)."""
+    shown = [_fmt(v, None) for v in values]
+    return " and ".join([", ".join(shown[:-1]), shown[-1]]) if len(shown) > 1 else "".join(shown)
 
 
 def times(k: int) -> str:
@@ -232,11 +239,11 @@ def _fmt(value: Any, spec: str | None) -> str:
 def render(text: str, case: Case) -> str:
     """Fill ``{{expression}}`` / ``{{expression:format}}`` placeholders from a case's parameters.
 
-    Expressions are Python over the parameter names, ``times``, ``word`` and ``tex`` (masters are trusted
+    Expressions are Python over the parameter names, ``times``, ``word``, ``tex`` and ``listed`` (masters are trusted
     text, never a student's). ValueError names a placeholder that does not evaluate.
     """
     namespace = {"__builtins__": {"round": round, "int": int, "abs": abs, "min": min, "max": max},
-                 "times": times, "word": word, "tex": tex, **case.values}
+                 "times": times, "word": word, "tex": tex, "listed": listed, **case.values}
 
     def fill(match: re.Match) -> str:
         body = match.group(1)
