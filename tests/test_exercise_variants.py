@@ -107,6 +107,11 @@ PLANTED_CH1 = [
     ("q3", "q3_microbatches = CASE.hbm_mb // (CASE.layers * CASE.act_mb)", "whole_model_per_stage", "ch1-pipeline"),
     ("q3", "q3_microbatches = q3_microbatches + 1", "off_by_one", "ch1-activations"),
     ("q6", "q6_step_64 = float(CASE.step_mean_ms)", "assume_uniform", "ch1-stragglers"),
+    ("q7", "q7_batch = max_batch_with_offload(CASE.q7['layers'], CASE.q7['act_mb'], CASE.q7['hbm_mb'], "
+           "CASE.q7['link_gbs'], CASE.q7['forward_ms'], CASE.q7['tier_gb'])", "both_directions", "ch1-cxl"),
+    ("q7", "q7_batch = q7_batch + 1", "off_by_one", "ch1-cxl"),
+    ("q7", "q7_batch = CASE.q7['hbm_mb'] // (CASE.q7['layers'] * CASE.q7['act_mb'])", "no_offload",
+     "ch1-activations"),
     ("q8", "q8_binding = 'leaf'", "one_level_fabric", "ch1-fabric"),
     ("q8", "q8_max_demand_gbps = 800 / (2 * CASE.q8_spine)", "ratios_for_all_traffic", "ch1-fabric"),
     ("q10", "q10_min_nodes = next(k for k in range(1, 10 ** 6) if 24 * k / CASE.q10_mtbf_h * 30 > 60)", "truncation",
