@@ -33,6 +33,24 @@ WITH_CASE = [m.stem for m in exercises.masters()
              if exercises.case_of(nbformat.read(m, as_version=4)) is not None]
 
 
+_ENVIRONMENTS: dict = {}
+"""(stem, case) -> the master's namespace on that case, for the cases both the drawn-case test and the
+planted mistakes run (the default and DRAWN[:12]): executing a master costs up to a second."""
+
+
+def master_environment(stem: str, autograder_nb, case) -> dict:
+    """The master's namespace on ``case``; a fresh shallow copy each time (a planted mistake rebinds
+    names in it), executed once per case of the default and DRAWN[:12]."""
+    import plan as plans_mod
+
+    key = (stem, case)
+    if key not in _ENVIRONMENTS:
+        return plans_mod.master_environment(autograder_nb, case)
+    if _ENVIRONMENTS[key] is None:
+        _ENVIRONMENTS[key] = plans_mod.master_environment(autograder_nb, case)
+    return dict(_ENVIRONMENTS[key])
+
+
 @pytest.fixture(scope="module")
 def graders(tmp_path_factory):
     import plan as plans_mod
@@ -42,6 +60,12 @@ def graders(tmp_path_factory):
         master = exercises.SOLUTIONS / f"{stem}.ipynb"
         autograder_nb = plans_mod.autograder_notebook(master)
         out[stem] = (plans_mod.build(master, autograder_nb), autograder_nb)
+        import verdict
+        from clustermath.feedback.variants import draw
+
+        declared = verdict.case_for(out[stem][0])
+        for case in [declared] + [draw(KEY, s, declared) for s in DRAWN[:12]]:
+            _ENVIRONMENTS.setdefault((stem, case), None)
     return out
 
 
@@ -51,7 +75,6 @@ def test_chapter_2_declares_a_case():
 
 @pytest.mark.parametrize("stem", WITH_CASE)
 def test_solutions_pass_on_the_default_and_50_drawn_cases(graders, stem):
-    import plan as plans_mod
     import verdict
     from clustermath.feedback.variants import draw
 
@@ -60,7 +83,7 @@ def test_solutions_pass_on_the_default_and_50_drawn_cases(graders, stem):
     cases = [declared] + [draw(KEY, s, declared) for s in DRAWN]
     assert len(set(cases)) >= 20
     for case in cases:
-        env = plans_mod.master_environment(autograder_nb, case)
+        env = master_environment(stem, autograder_nb, case)
         graded = verdict.grade(plan, verdict.answers_from_namespace(plan, env), case=case.values)
         failed = [(c.question, c.name, c.message[:200]) for c in graded.cases if not c.passed]
         assert not failed, f"{case}: {failed}"
@@ -107,6 +130,8 @@ PLANTED_CH1 = [
     ("q3", "q3_microbatches = CASE.hbm_mb // (CASE.layers * CASE.act_mb)", "whole_model_per_stage", "ch1-pipeline"),
     ("q3", "q3_microbatches = q3_microbatches + 1", "off_by_one", "ch1-activations"),
     ("q6", "q6_step_64 = float(CASE.step_mean_ms)", "assume_uniform", "ch1-stragglers"),
+    ("q1", "q1_hideable = compute_64 / comm_64", "term_not_applied", "ch1-scaling"),
+    ("q1", "q1_overlap = 2 / 3 * compute_64 / comm_64", "overlap_cap_as_answer", "ch1-scaling"),
     ("q7", "q7_batch = max_batch_with_offload(CASE.q7['layers'], CASE.q7['act_mb'], CASE.q7['hbm_mb'], "
            "CASE.q7['link_gbs'], CASE.q7['forward_ms'], CASE.q7['tier_gb'])", "both_directions", "ch1-cxl"),
     ("q7", "q7_batch = q7_batch + 1", "off_by_one", "ch1-cxl"),
@@ -188,7 +213,6 @@ def test_planted_mistakes_are_named_on_drawn_cases(graders, stem, question, plan
     import clustermath.feedback.fabric_designs  # noqa: F401
     import clustermath.feedback.scaleup  # noqa: F401
     import clustermath.feedback.validation  # noqa: F401
-    import plan as plans_mod
     import verdict
     from clustermath.feedback import CATALOGUE
     from clustermath.feedback.variants import draw
@@ -199,7 +223,7 @@ def test_planted_mistakes_are_named_on_drawn_cases(graders, stem, question, plan
     declared = verdict.case_for(plan)
     name = CATALOGUE[key].name
     for case in [declared] + [draw(KEY, s, declared) for s in DRAWN[:12]]:
-        env = plans_mod.master_environment(autograder_nb, case)
+        env = master_environment(stem, autograder_nb, case)
         exec(compile(planted, "<planted>", "exec"), env)
         graded = verdict.grade(plan, verdict.answers_from_namespace(plan, env), case=case.values)
         scores = graded.scores(plan)
