@@ -91,7 +91,7 @@ def test_every_drawn_row_is_the_datas_row(master_namespace):
         assert (row.recompute, row.flops_basis) == ("full", "hardware")  # HFU is never the MFU
     llama = master_namespace["llama"]
     for run in case.allowed["q3_run"]:
-        built = {**llama, **{k: run[k] for k in ("seq_len", "global_batch", "gpus", "cp")}}
+        built = {**llama, "seq_len": run["seq_len"], "global_batch": run["batch"], "gpus": run["gpus"], "cp": run["cp"]}
         from_data = predict_run(**run_config(run["row"], accepts=predict_run))
         assert predict_run(**built).step_s == pytest.approx(from_data.step_s, rel=1e-12), run["row"]
         assert run["mfu_pct"] == data.at[run["row"], "value"]
