@@ -1,10 +1,12 @@
 """Exercise variants (issue 31): cases declared with allowed sets, drawn per student by a keyed hash."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from clustermath.feedback.variants import (Case, course_key, draw, read_roster, render, roster_identities, steps,
-                                           times, word)
+                                           listed, tex, times, word)
 
 KEY = bytes(range(32))
 
@@ -71,6 +73,9 @@ def test_steps_and_words():
     with pytest.raises(ValueError, match="step"):
         steps(1, 2, 0)
     assert (times(2), times(4), word(3), word(40_000)) == ("twice", "four times", "three", "40,000")
+    assert (tex(12_288), tex(2_048.0), tex(232.54), tex(80)) == ("12{,}288", "2{,}048", "232.54", "80")
+    assert (listed([2, 8, 9, 15]), listed([3, 1_024]), listed([7]), listed([])) == \
+        ("2, 8, 9 and 15", "3 and 1,024", "7", "")
 
 
 def test_render_fills_placeholders():
@@ -127,3 +132,37 @@ def test_roster_with_emails_draws_for_the_address():
         roster_identities("student,email\nann,a@x\nbob,\n")
     with pytest.raises(ValueError, match="row 3: the e-mail of 'bob' repeats row 2"):
         roster_identities("student,email\nann,a@x\nbob,A@x\n")
+
+
+A100 = {"name": "a100-node", "busbw": 232.54, "link": 300, "ranks": 8}
+H100 = {"name": "h100-node", "busbw": 370, "link": 450, "ranks": 8}
+
+
+def test_a_parameter_drawn_from_named_rows_stays_coherent():
+    case = Case("ch06", row=(A100, [A100, H100]), gpus=(8, [8, 16]))
+    assert case.row["busbw"] == 232.54
+    drawn = [draw(KEY, f"s{i}", case) for i in range(40)]
+    assert {c.row["name"] for c in drawn} == {"a100-node", "h100-node"}
+    for c in drawn:  # a row is drawn whole: its numbers never mix with another row's
+        assert c.row in (A100, H100)
+        again = Case.from_spec(json.loads(json.dumps(c.spec())), json.loads(json.dumps(c.values)))
+        assert again == c and hash(again) == hash(c)
+    assert len(set(drawn)) == 4
+    assert case.render('{{row["name"]}}: {{row["busbw"]:.1f}} of {{row["link"]}} GB/s') == \
+        "a100-node: 232.5 of 300 GB/s"
+    namespace: dict = {}
+    exec(case.chosen(row=H100).student_cell(), namespace)
+    assert namespace["CASE"].row == H100
+
+
+@pytest.mark.parametrize("allowed, words", [
+    ([(1, 2), (3, 4)], "never a tuple"),                      # a tuple comes back from JSON as a list
+    ([{"a": (1, 2)}], "never a tuple"),
+    ([{1: "x"}], "round trip"),                              # an integer key comes back as a string
+    ([{"a": float("nan")}], "plain JSON data"),
+    ([{"a": {1, 2}}], "plain JSON data"),
+    ([{"a": 1}, {"a": 1}], "distinct"),
+])
+def test_rows_that_would_not_survive_the_spec_are_refused(allowed, words):
+    with pytest.raises(ValueError, match=words):
+        Case("ch06", row=(allowed[0], allowed))

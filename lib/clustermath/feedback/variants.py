@@ -8,6 +8,17 @@ a student's value is drawn from::
     CASE.record_gpus            # 8192: the default case
     draw(key, "alice", CASE)    # alice's case: the same for every call with this key
 
+A parameter's values may also be named rows: dicts of plain data (a published
+run's inputs, say), so that an exercise varies over rows that hold together
+rather than over numbers drawn one by one::
+
+    q1_row=(A100_NODE, [A100_NODE, H100_NODE])   # each a dict: {"name": "a100-node", "busbw": 232.54, ...}
+    CASE.q1_row["busbw"]                         # in a prompt: {{q1_row["busbw"]}}
+
+Every allowed value must come back unchanged from a JSON round trip (the case
+travels to the grader and to Gradescope as ``Case.spec()``): numbers, strings,
+booleans, None, lists and dicts with string keys; never a tuple.
+
 The sets are chosen in the master so that no drawn case makes the trap of an
 exercise disappear or gives a degenerate input. A student's case is picked by
 a keyed hash, ``hmac-sha256(course key, chapter, student, parameter)``: the
@@ -18,7 +29,9 @@ a file the repository ignores.
 Prompts name their numbers as ``{{expression}}`` or ``{{expression:format}}``
 placeholders over the case's parameters; ``Case.render`` fills them (integers
 with thousands separators unless a format says otherwise), with ``times(k)``
-("twice", "four times") and ``word(n)`` ("four") for numbers written as words.
+("twice", "four times") and ``word(n)`` ("four") for numbers written as words,
+``tex(n)`` ("12{,}288") for a number inside ``$...$`` math and ``listed(values)``
+("2, 8, 9 and 15") for a list.
 
 This module imports the standard library only (it runs in the grader, in the
 sandbox and in a student's kernel).
@@ -29,6 +42,7 @@ import csv
 import hashlib
 import hmac
 import io
+import json
 import os
 import pathlib
 import re
@@ -37,7 +51,7 @@ from numbers import Real
 from typing import Any, Iterable, Mapping
 
 __all__ = ["Case", "steps", "draw", "course_key", "read_roster", "roster_identities", "identity", "render", "times",
-           "word", "SAFE_NAME"]
+           "word", "tex", "listed", "SAFE_NAME"]
 
 KEY_BYTES = 32
 SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
@@ -59,9 +73,47 @@ def steps(start: Real, stop: Real, step: Real) -> list:
     return [start + i * step if whole else round(start + i * step, 10) for i in range(count)]
 
 
+def _canonical(value: Any) -> str:
+    """A value as canonical JSON (sorted keys): how allowed values are told apart and hashed."""
+    return json.dumps(value, sort_keys=True, allow_nan=False)
+
+
+def _shape(value: Any) -> Any:
+    """The types of a value, nested (a tuple and a list of the same items differ here)."""
+    if isinstance(value, dict):
+        return {k: _shape(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [type(value).__name__] + [_shape(v) for v in value]
+    return type(value).__name__
+
+
+def _json_safe(name: str, value: Any) -> None:
+    """ValueError unless ``value`` comes back equal, with the same types, from a JSON round trip."""
+    try:
+        again = json.loads(json.dumps(value, allow_nan=False))
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name}: every allowed value must be plain JSON data (numbers, strings, booleans, None, "
+                         f"lists, dicts with string keys), got {value!r} ({exc})") from None
+    if again != value or _shape(again) != _shape(value):
+        raise ValueError(f"{name}: every allowed value must survive Case.spec()'s JSON round trip unchanged "
+                         f"(a list or a dict with string keys, never a tuple), got {value!r}")
+
+
 def word(n: int) -> str:
     """A small whole number in words (``4`` -> "four"); larger ones with thousands separators."""
     return _WORDS[n] if isinstance(n, int) and 0 <= n < len(_WORDS) else f"{n:,}"
+
+
+def tex(n: Real) -> str:
+    """A number for LaTeX math, thousands separated by ``{,}`` (``12288`` -> "12{,}288"), as the
+    book's prompts write them (a bare comma in math is punctuation and gets a space after it)."""
+    return _fmt(n, None).replace(",", "{,}")
+
+
+def listed(values: Iterable) -> str:
+    """Values as a list in words: ``[2, 8, 9, 15]`` -> "2, 8, 9 and 15" (numbers formatted as in prompts)."""
+    shown = [_fmt(v, None) for v in values]
+    return " and ".join([", ".join(shown[:-1]), shown[-1]]) if len(shown) > 1 else "".join(shown)
 
 
 def times(k: int) -> str:
@@ -88,7 +140,9 @@ class Case:
                 raise ValueError(f"{name} must be (default, allowed values), got {spec!r}")
             default, choices = spec
             choices = tuple(choices)
-            if not choices or len(set(choices)) != len(choices):
+            for choice in choices:
+                _json_safe(name, choice)
+            if not choices or len({_canonical(c) for c in choices}) != len(choices):
                 raise ValueError(f"{name} must have a non-empty set of distinct allowed values, got {choices!r}")
             if default not in choices:
                 raise ValueError(f"{name}'s default {default!r} must be one of its allowed values {choices!r}")
@@ -112,7 +166,7 @@ class Case:
             (other.chapter, other.values, other.allowed)
 
     def __hash__(self) -> int:
-        return hash((self.chapter, tuple(self.values.items())))
+        return hash((self.chapter, _canonical(self.values)))
 
     def __repr__(self) -> str:
         shown = ", ".join(f"{k}={v!r}" for k, v in self.values.items())
@@ -185,11 +239,11 @@ def _fmt(value: Any, spec: str | None) -> str:
 def render(text: str, case: Case) -> str:
     """Fill ``{{expression}}`` / ``{{expression:format}}`` placeholders from a case's parameters.
 
-    Expressions are Python over the parameter names, ``times`` and ``word`` (masters are trusted
+    Expressions are Python over the parameter names, ``times``, ``word``, ``tex`` and ``listed`` (masters are trusted
     text, never a student's). ValueError names a placeholder that does not evaluate.
     """
     namespace = {"__builtins__": {"round": round, "int": int, "abs": abs, "min": min, "max": max},
-                 "times": times, "word": word, **case.values}
+                 "times": times, "word": word, "tex": tex, "listed": listed, **case.values}
 
     def fill(match: re.Match) -> str:
         body = match.group(1)
