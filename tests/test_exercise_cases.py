@@ -131,3 +131,64 @@ def test_chapter_5_rows_keep_their_traps():
         assert static not in (k2, k3) and static // 4 not in (k2, k3) and k2 // 4 not in (k3, static), line
         answers.add((k2, k3, static))
     assert len(answers) == 8
+
+
+def _whole_minute_optimum(write_min: float, per_day: float) -> tuple[int, float]:
+    """The whole minute, 1 to 1000, of least daily loss ``1440 / T * write_min + per_day * T / 2``
+    (minutes a day), and by how much the runner-up loses more (min/day)."""
+    losses = sorted((1440 / t * write_min + per_day * t / 2, t) for t in range(1, 1001))
+    return losses[0][1], losses[1][0] - losses[0][0]
+
+
+def test_chapter_1_checkpoint_and_failure_rows_keep_their_traps():
+    """Chapter 1's exercise 4 draws a cluster and checkpoint on which the models' whole-number outputs
+    decide the answer: checked row by row with checkpoint_cost and failure_recovery. Exercise 5 a
+    cluster whose mean day breaks the 60-minute tolerance while many days do not, and whose
+    truncated model rate is off the exact one."""
+    import math
+    import sys
+
+    import nbformat
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    import exercises
+    from clustermath import checkpoint_cost, failure_recovery
+
+    case = exercises.case_of(nbformat.read(ROOT / "solutions" / "ch01_exercises.ipynb", as_version=4))
+    assert case.q4 == dict(nodes=1000, node_mtbf_h=8760, footprint_gb=560, tier_gbps=80, span="a year",
+                           what="is the chapter's")  # the book's case
+    assert case.q5 == dict(nodes=1000, node_mtbf_h=8760)
+    answers = set()
+    for row in case.allowed["q4"]:
+        n, h, gb, r = row["nodes"], row["node_mtbf_h"], row["footprint_gb"], row["tier_gbps"]
+        write_s = checkpoint_cost(footprint_gb=gb, tier_gbps=r, interval_s=3600).write_s
+        model = failure_recovery(nodes=n, node_mtbf_h=h, interval_min=60)
+        assert write_s == 8 * gb / r >= 1, row  # whole seconds, no zero-cost write
+        assert 1 <= model.failures_per_day and 24 % model.cluster_mtbf_h == 0, row  # Young's is the exact optimum
+        exact_rate = 24 * n / h
+        assert abs(model.failures_per_day / exact_rate - 1) >= 0.05, row  # the truncation matters
+        right, margin = _whole_minute_optimum(write_s / 60, model.failures_per_day)
+        assert 2 <= right <= 400 and margin >= 1e-3, row  # inside the range, no near tie
+        young = math.sqrt(2 * write_s / 60 * model.cluster_mtbf_h * 60)
+        assert abs(young - right) < 1, row
+        mistakes = {"exact MTBF": _whole_minute_optimum(write_s / 60, exact_rate)[0],
+                    "bytes for bits": _whole_minute_optimum(write_s / 8 / 60, model.failures_per_day)[0],
+                    "whole interval lost": _whole_minute_optimum(write_s / 60, 2 * model.failures_per_day)[0],
+                    "no checkpoint cost": 1}
+        assert right not in mistakes.values() and len(set(mistakes.values())) == 4, (row, right, mistakes)
+        assert abs(math.sqrt(h / n / model.cluster_mtbf_h) - 1) > 2e-3, row  # Young's with the exact MTBF differs
+        assert row["span"] == {4380: "half a year", 6570: "nine months", 8760: "a year", 13140: "a year and a half",
+                               17520: "two years"}[h]
+        answers.add((right, write_s, model.failures_per_day, h * 1000 // n))
+    assert len(answers) == len(case.allowed["q4"]) >= 60  # every row its own answers
+    rates = set()
+    for row in case.allowed["q5"]:
+        n, h = row["nodes"], row["node_mtbf_h"]
+        model = failure_recovery(nodes=n, node_mtbf_h=h, interval_min=60)
+        rate = 24 * n / h
+        over = 1 - math.exp(-rate) * sum(rate ** k / math.factorial(k) ** 2 for k in range(60))
+        assert 30 * rate > 66 and over < 0.8, row  # the mean day breaks 60 minutes, many days do not
+        assert abs(model.failures_per_day / rate - 1) >= 0.05 and model.lost_min_per_day != 30 * rate, row
+        assert 2.5 >= 5 * math.sqrt(rate * 60 ** 2 / 3 / 20_000), row  # the simulated mean's tolerance: 5 sigma
+        rates.add(round(rate, 6))
+    assert len(rates) >= 10

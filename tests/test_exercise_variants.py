@@ -137,6 +137,18 @@ PLANTED_CH1 = [
     ("q7", "q7_batch = q7_batch + 1", "off_by_one", "ch1-cxl"),
     ("q7", "q7_batch = CASE.q7['hbm_mb'] // (CASE.q7['layers'] * CASE.q7['act_mb'])", "no_offload",
      "ch1-activations"),
+    ("q4", "q4_interval_min = min(range(1, 1001), key=lambda t: 1440 / t * write_min "
+           "+ 24 * CASE.q4['nodes'] / CASE.q4['node_mtbf_h'] * t / 2)", "truncation", "ch1-failures"),
+    ("q4", "q4_interval_min = min(range(1, 1001), key=lambda t: 1440 / t * write_min / 8 + 24 // mtbf_h * t / 2)",
+     "units", "ch1-checkpoint"),
+    ("q4", "q4_interval_min = min(range(1, 1001), key=lambda t: 1440 / t * write_min + 24 // mtbf_h * t)",
+     "whole_interval_lost", "ch1-failures"),
+    ("q4", "q4_young_min = math.sqrt(2 * write_min * CASE.q4['node_mtbf_h'] / CASE.q4['nodes'] * 60)", "truncation",
+     "ch1-failures"),
+    ("q5", "q5_mean_rate = failure_recovery(nodes=CASE.q5['nodes'], node_mtbf_h=CASE.q5['node_mtbf_h'], "
+           "interval_min=60).lost_min_per_day", "truncation", "ch1-failures"),
+    ("q5", "q5_mean_rate = 2 * q5_mean_rate", "whole_interval_lost", "ch1-failures"),
+    ("q5", "q5_share_over_60 = 1.0", "mean_as_every_day", "ch1-failures"),
     ("q8", "q8_binding = 'leaf'", "one_level_fabric", "ch1-fabric"),
     ("q8", "q8_max_demand_gbps = 800 / (2 * CASE.q8_spine)", "ratios_for_all_traffic", "ch1-fabric"),
     ("q10", "q10_min_nodes = next(k for k in range(1, 10 ** 6) if 24 * k / CASE.q10_mtbf_h * 30 > 60)", "truncation",
