@@ -223,3 +223,15 @@ def test_tables_are_frozen():
         t.title = "x"  # type: ignore[misc]
     with pytest.raises(dataclasses.FrozenInstanceError):
         t.rows[0].note = "x"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("name", sorted(TABLES))
+def test_a_worked_tables_caption_is_in_words(name):
+    """Issue 41: the caption says what the counters count in words, no identifier (n_poor, ignore_comm)."""
+    import re
+
+    caption = TABLES[name].caption()
+    assert not re.search(r"\b[a-z]+_[a-z_]+\b", caption), caption
+    spec = spec_of(TABLES[name].model)
+    good = TABLES[name].tally()
+    assert f"{good[spec.flagged]} of {good[spec.total]} rows" in caption

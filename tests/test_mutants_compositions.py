@@ -164,6 +164,7 @@ from types import MappingProxyType  # noqa: E402
 
 from clustermath import spec_of  # noqa: E402
 from clustermath.peak.worked_tables import TABLES, Row, table  # noqa: E402
+from clustermath.labels import COUNTED  # noqa: E402
 
 
 def test_tables_are_keyed_by_their_models_name():
@@ -212,8 +213,8 @@ def test_caption_gives_the_setting_and_both_counters(name):
     t = TABLES[name]
     spec = spec_of(t.model)
     good, bad = t.tally(), t.tally(broken=True)
-    assert t.caption() == (f"{t.title}: {t.setting}. Correct build: {spec.flagged} = {good[spec.flagged]} of "
-                           f"{good[spec.total]}; {t.broken_label}: {spec.flagged} = {bad[spec.flagged]}.")
+    assert t.caption() == (f"{t.title}: {t.setting}. Correct build: {good[spec.flagged]} of "
+                           f"{good[spec.total]} rows {COUNTED[spec.flagged]}; spec-sheet build: {bad[spec.flagged]}.")
 
 
 @pytest.mark.parametrize("name", list(TABLES))
@@ -227,10 +228,14 @@ def test_styled_table_shades_equality_and_agreeing_rows(name):
     for i, row in enumerate(t.rows):
         colour = "#fff3cd" if row.equality else "#e3f4e1" if agree[i] else None
         cells = [styler.ctx.get((i, j), []) for j in range(columns)]
+        # the held row number takes the row's shade too (issue 41)
+        held = styler.ctx_index.get((i, 0), [])
         if colour:
             assert all(("background-color", colour) in c for c in cells), (i, cells[:1])
+            assert ("background-color", colour) in held, (i, held)
         else:
             assert not any(c for c in cells), (i, cells[:1])
+            assert not held, (i, held)
     assert f"worked-{name}" in html and t.caption() in html
     assert all("_" not in b or "_<wbr>" in b for _, b in styler.data.columns)
     for css in ("font-size: 85%", "caption-side: top", "padding: 3px 10px", "white-space: normal",

@@ -212,6 +212,21 @@ def test_text_cells_wrap_and_numbers_do_not():
         assert "text-align:right" in style and "white-space:nowrap" in style and "tabular-nums" in style, number
 
 
+def test_identifiers_never_break_but_their_lists_do():
+    """Issue 41: chapter 6's row ids ("ms24-t2-16") wrapped at a hyphen at 390 px once words could wrap.
+    An ``ids`` column keeps each identifier on one line; a list of them still wraps between them."""
+    html = table(("row", "rows with the same inputs", "note"),
+                 [("ms24-t2-16", "nccl1455-ring-8, nccl1455-nvls-8", "a long note in words")],
+                 text=(1, 2), ids=(0, 1))
+    assert html.count("<span style='white-space:nowrap'>") == 3
+    assert "<span style='white-space:nowrap'>ms24-t2-16</span>" in html
+    assert ("<span style='white-space:nowrap'>nccl1455-ring-8</span>, "
+            "<span style='white-space:nowrap'>nccl1455-nvls-8</span>") in html
+    found = {text: attrs["style"] for tag, attrs, text in cells(html) if tag in ("td", "th")}
+    assert "white-space:normal" in found["a long note in words"]  # words still wrap
+    assert "span" not in table(("row", "x"), [("a-b", "1")])  # no ids named: the cell as before
+
+
 @pytest.mark.parametrize("name", sorted(TABLES))
 def test_worked_tables_in_words_and_house_style(name):
     styler = TABLES[name].styled()

@@ -7,7 +7,7 @@ words. Pure data: importable by every wing and view alike.
 """
 from __future__ import annotations
 
-__all__ = ["WORDS", "words"]
+__all__ = ["COUNTED", "WORDS", "words"]
 
 WORDS: dict[str, str] = {
     # chapter 1 inputs
@@ -244,3 +244,18 @@ WORDS: dict[str, str] = {
 def words(name: str) -> str:
     """``name`` in words (itself, with underscores as spaces, when no entry exists)."""
     return WORDS.get(name, name.replace("_", " "))
+
+
+COUNTED: dict[str, str] = {
+    # chapter 1's counters: what a flagged row does, to follow "3 of 5 rows ..."
+    "n_poor": "scale poorly",
+    "n_over_budget": "run over the time budget",
+    "n_stalled": "stall on their bubble",
+    "n_costly": "cost too much",
+    "n_lossy": "lose too much work",
+    "n_wasteful": "waste too much of the step",
+    "n_unfit": "do not fit in fast memory",
+    "n_short": "fall short of their demand",
+    "n_scales": "scale",
+}
+"""Chapter 1's row counters (the source's ``n_poor`` ...) in words: what each counted row does."""

@@ -142,19 +142,33 @@ class WorkedTable:
         return frame
 
     def caption(self) -> str:
-        """One line: the setting, then each build's counters."""
+        """One line in words: the setting, then what each build counts ("3 of 5 rows scale poorly").
+
+        The counters keep their computed values; their names (``n_poor`` ...) and the broken
+        build's flag stay out, said in words (``labels.COUNTED``).
+        """
+        from ..labels import COUNTED
+
         spec = spec_of(self.model)
         good, bad = self.tally(), self.tally(broken=True)
-        return (f"{self.title}: {self.setting}. Correct build: {spec.flagged} = {good[spec.flagged]} of "
-                f"{good[spec.total]}; {self.broken_label}: {spec.flagged} = {bad[spec.flagged]}.")
+        return (f"{self.title}: {self.setting}. Correct build: {good[spec.flagged]} of {good[spec.total]} "
+                f"rows {COUNTED[spec.flagged]}; {SPEC_SHEET_BUILD}: {bad[spec.flagged]}.")
+
+    def note(self) -> "Markdown":  # noqa: F821 - IPython is imported when a note is shown
+        """The reconstruction note as Markdown: it reads, and wraps, as the chapter's prose
+        (printed, its one long line scrolled sideways in a code box)."""
+        from IPython.display import Markdown
+
+        return Markdown(self.reconstruction)
 
     def styled(self) -> "pd.io.formats.style.Styler":  # noqa: F821 - pandas is imported lazily
         """The frame in the book's table style: headers in words with units, numbers right-aligned
         with thousands separators, yes/no for flags, rows highlighted, 3 px × 10 px padding.
 
         Green rows are rows where the broken build happens to be right; amber
-        rows sit exactly on their threshold (the equality cases). Shaded rows
-        set their own dark text, so they stay legible in the site's dark mode.
+        rows sit exactly on their threshold (the equality cases), the row number
+        included. Shaded rows set their own dark text, so they stay legible in
+        the site's dark mode.
         """
         import re
 
@@ -174,6 +188,11 @@ class WorkedTable:
                 colour = "background-color: #e3f4e1; color: #1a1a1a"
             return [colour] * len(row)
 
+        def shade_index(index: "pd.Index") -> list[str]:
+            # the held (sticky) row number takes its row's shade too, in light and dark mode alike:
+            # pandas styles it by its id, above the page's rule that paints held cells the page colour
+            return [shade(pd.Series([None], name=i))[0] for i in index]
+
         header = {"source": "source", "shows": "what the row shows"}
         # group headers in words too: "peak FLOPs (ignore_comm)" shows as "peak FLOPs"
         group = {self.broken_label: re.sub(r"\s*\(\w+_\w+\)", "", self.broken_label)}
@@ -188,6 +207,7 @@ class WorkedTable:
             .format(lambda v: fmt_value(v) if not isinstance(v, str) else v)
             .format(lambda v: f"{v:06b}", subset=mask)
             .apply(shade, axis=1)
+            .apply_index(shade_index, axis="index")
             .set_caption(self.caption())
             .set_table_styles([
                 {"selector": "", "props": "font-size: 85%; border-collapse: collapse; "
@@ -493,8 +513,8 @@ _add(WorkedTable(
     stated_flagged_broken=5,
     shown=("scales", "fail_mask", "false_scale_err"),
     reconstruction="Only row 4 (the straggler) is placed by the prose, and it says one row adds no "
-                   "nodes; the other rows are reconstructed. Here the second counter, n_scales, "
-                   "counts rows that scale.",
+                   "nodes; the other rows are reconstructed. Here the counter counts the rows "
+                   "that scale, not the rows that fail.",
 ))
 
 

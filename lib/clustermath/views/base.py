@@ -206,7 +206,7 @@ _TEXT = f"{_PAD};text-align:left;white-space:normal"
 
 def table(header: Sequence[str], rows: Sequence[Sequence[str]], *, flagged: Mapping[int, str] | None = None,
           chosen: int | None = None, differ: Sequence[int] = (), text: Sequence[int] = (),
-          text_rows: Sequence[int] = (), nowrap_labels: bool = False) -> str:
+          text_rows: Sequence[int] = (), nowrap_labels: bool = False, ids: Sequence[int] = ()) -> str:
     """The book's one table style, as inline HTML (so it holds in JupyterLab and on the static site).
 
     ``header`` is in words; the first column is a label (left-aligned), the
@@ -217,9 +217,18 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]], *, flagged: Mapp
     ``text`` lists further columns of words and ``text_rows`` rows whose every cell is words (a
     row of a numbers' column that holds a list in words): left-aligned, allowed to wrap, where a
     number's cell is right-aligned, tabular and kept on one line;
-    ``nowrap_labels`` keeps each row's label on one line (identifiers with hyphens).
+    ``nowrap_labels`` keeps each row's label on one line (identifiers with hyphens);
+    ``ids`` lists columns (the label's 0 among them) that hold identifiers, one or a list
+    joined by ", ": each identifier stays on one line ("ms24-t2-16" never breaks at a hyphen),
+    a list still wraps between them.
     """
     flagged = dict(flagged or {})
+
+    def cell(i: int, c: str) -> str:
+        if i not in ids:
+            return html.escape(c)
+        return ", ".join(f"<span style='white-space:nowrap'>{html.escape(x)}</span>" for x in c.split(", "))
+
     words_at = {0, *text}
     head = "".join(
         f"<th scope='col' style='{_PAD if i == 0 else _TEXT if i in words_at else _NUM};border-bottom:1px solid #888;"
@@ -231,8 +240,8 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]], *, flagged: Mapp
         colour = f"color:{FLAG_COLOUR};" if r in differ and r not in flagged else ""
         cells = "".join(
             (f"<th scope='row' style='{_PAD};font-weight:normal;text-align:left"
-             f"{';white-space:nowrap' if nowrap_labels else ''}'>{html.escape(c)}</th>" if i == 0
-             else f"<td style='{_TEXT if i in words_at or r in text_rows else _NUM}'>{html.escape(c)}</td>")
+             f"{';white-space:nowrap' if nowrap_labels else ''}'>{cell(i, c)}</th>" if i == 0
+             else f"<td style='{_TEXT if i in words_at or r in text_rows else _NUM}'>{cell(i, c)}</td>")
             for i, c in enumerate(row))
         body.append(f"<tr style='{shade}{colour}'>{cells}</tr>")
         if r in flagged:
