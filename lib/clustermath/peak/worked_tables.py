@@ -154,12 +154,10 @@ class WorkedTable:
         return (f"{self.title}: {self.setting}. Correct build: {good[spec.flagged]} of {good[spec.total]} "
                 f"rows {COUNTED[spec.flagged]}; {SPEC_SHEET_BUILD}: {bad[spec.flagged]}.")
 
-    def note(self) -> "Markdown":  # noqa: F821 - IPython is imported when a note is shown
-        """The reconstruction note as Markdown: it reads, and wraps, as the chapter's prose
-        (printed, its one long line scrolled sideways in a code box)."""
-        from IPython.display import Markdown
-
-        return Markdown(self.reconstruction)
+    def note(self) -> "Note":
+        """The reconstruction note as prose: Jupyter shows it as Markdown, so it reads, and wraps, as
+        the chapter's text (printed, its one long line scrolled sideways in a code box)."""
+        return Note(self.reconstruction)
 
     def styled(self) -> "pd.io.formats.style.Styler":  # noqa: F821 - pandas is imported lazily
         """The frame in the book's table style: headers in words with units, numbers right-aligned
@@ -257,6 +255,17 @@ _FORMATS = {"fail_mask": "06b"}
 """Outputs printed in a format of their own (the six-bit mask in binary)."""
 
 
+class Note(str):
+    """A worked table's note: plain text that Jupyter's display protocol shows as Markdown (a model
+    module does not import IPython; ``_repr_markdown_`` is all a front end asks for)."""
+
+    def _repr_markdown_(self) -> str:
+        return str(self)
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
 def _rows(*rows: Row) -> tuple[Row, ...]:
     return rows
 
@@ -271,7 +280,7 @@ def _add(t: WorkedTable) -> None:
 _add(WorkedTable(
     model=cluster_scale,
     title="Five measurements",
-    setting="64 nodes of 100 TFLOPS each: a peak of 6400 TFLOPS",
+    setting=f"64 nodes of 100 TFLOPS each: a peak of {64 * 100:,} TFLOPS",
     fixed={"nodes": 64, "node_tflops": 100},
     rows=_rows(
         Row({"compute_ms": 100, "comm_ms": 100}, "compute equals communication", stated=True,
@@ -373,7 +382,7 @@ _add(WorkedTable(
 _add(WorkedTable(
     model=failure_recovery,
     title="Seven assessments",
-    setting="nodes with an 8760 h (one-year) mean time between failures",
+    setting="nodes with an 8,760 h (one-year) mean time between failures",
     fixed={"node_mtbf_h": 8760},
     rows=_rows(
         Row({"nodes": 1000, "interval_min": 60}, "a thousand nodes, hourly checkpoints", stated=True,
@@ -422,7 +431,7 @@ _add(WorkedTable(
 _add(WorkedTable(
     model=activation_memory,
     title="Five sizings",
-    setting="80 layers, 16 MB of activations per layer, 8192 MB of fast memory",
+    setting="80 layers, 16 MB of activations per layer, 8,192 MB of fast memory",
     fixed={"layers": 80, "act_per_layer_mb": 16, "hbm_mb": 8192},
     rows=_rows(
         Row({"batch": 8, "recompute": False}, "batch 8, every layer held", stated=True,
@@ -438,7 +447,7 @@ _add(WorkedTable(
     stated_flagged=1,
     stated_flagged_broken=0,
     shown=("act_mb", "spare_mb", "fits", "activations_free_err"),
-    reconstruction="Rows 3 and 4 are reconstructed. With 80 layers of 16 MB no batch fills 8192 MB "
+    reconstruction="Rows 3 and 4 are reconstructed. With 80 layers of 16 MB no batch fills 8,192 MB "
                    "exactly without recomputation (it would need 6.4), so the equality row uses "
                    "recomputation at batch 512.",
 ))
@@ -446,7 +455,7 @@ _add(WorkedTable(
 _add(WorkedTable(
     model=fabric_bisection,
     title="Six assessments",
-    setting="16 nodes with 800 Gbps links each; full bisection 6400 Gbps",
+    setting="16 nodes with 800 Gbps links each; full bisection 6,400 Gbps",
     fixed={"nodes": 16, "link_gbps": 800},
     rows=_rows(
         Row({"oversub_x": 1, "demand_gbps": 3200}, "one-to-one: both builds agree"),
@@ -485,8 +494,8 @@ _add(WorkedTable(
     stated_flagged_broken=0,
     shown=("useful_tflops", "cost_per_useful", "acceptable"),
     reconstruction="Rows 2, 3, 4 and 6 are reconstructed; rows 3 and 4 use the debug lab's 70% at "
-                   "32 nodes and 41% at 64. With these node figures the cost is 100000 / efficiency "
-                   "at any size, and no whole-number efficiency lands exactly on 1500 (it would "
+                   "32 nodes and 41% at 64. With these node figures the cost is 100,000 / efficiency "
+                   "at any size, and no whole-number efficiency lands exactly on 1,500 (it would "
                    "need 66.7%), so this table has no equality row.",
 ))
 
