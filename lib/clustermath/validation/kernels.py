@@ -122,15 +122,22 @@ def layer_kernel_time(*, hidden: int, ffn_hidden: int, seq_len: int, microbatch:
     return sum(x[0] for x in times), sum(x[1] for x in times)
 
 
-def attention_kernel_time(*, hidden: int, heads: int, seq_len: int, microbatch: int, tp: int = 1, cp: int = 1,
-                          gpu: Gpu | str) -> float:
-    """Forward time of one layer's causal attention products for one micro-batch on one GPU, s (16-bit)."""
+def _attention_shape(hidden: int, heads: int, seq_len: int, microbatch: int, tp: int,
+                     cp: int) -> tuple[int, int, int, int, int]:
+    """The attention products' shape, checked: (h, a, s, c, b·a/t), the last the batched heads one GPU runs."""
     h = whole("hidden", hidden, low=1, integral_only=False)
     a = whole("heads", heads, low=1, integral_only=False)
     s = whole("seq_len", seq_len, low=1, integral_only=False)
     c = whole("cp", cp, low=1, integral_only=False)
     local = whole("microbatch", microbatch, low=1, integral_only=False) * _parts(
         a, whole("tp", tp, low=1, integral_only=False), "heads")
+    return h, a, s, c, local
+
+
+def attention_kernel_time(*, hidden: int, heads: int, seq_len: int, microbatch: int, tp: int = 1, cp: int = 1,
+                          gpu: Gpu | str) -> float:
+    """Forward time of one layer's causal attention products for one micro-batch on one GPU, s (16-bit)."""
+    h, a, s, c, local = _attention_shape(hidden, heads, seq_len, microbatch, tp, cp)
     d, queries = _parts(h, a, "hidden"), _parts(s, c, "seq_len")
     full = (gemm_time(queries, s, d, gpu=gpu, batch=local)
             + gemm_time(queries, d, s, gpu=gpu, batch=local))
@@ -159,12 +166,7 @@ def attention_table_time(*, hidden: int, heads: int, seq_len: int, microbatch: i
         t = F / R_fwd + 2.5 · F / R_bwd   (+ F / R_fwd with full recomputation)
 
     ``kernel`` is ``fa2`` or ``fa3``; ``ValueError`` for a GPU family without that kernel's point."""
-    h = whole("hidden", hidden, low=1, integral_only=False)
-    a = whole("heads", heads, low=1, integral_only=False)
-    s = whole("seq_len", seq_len, low=1, integral_only=False)
-    c = whole("cp", cp, low=1, integral_only=False)
-    local = whole("microbatch", microbatch, low=1, integral_only=False) * _parts(
-        a, whole("tp", tp, low=1, integral_only=False), "heads")
+    h, a, s, c, local = _attention_shape(hidden, heads, seq_len, microbatch, tp, cp)
     record = gpu if isinstance(gpu, Gpu) else _gpu(gpu)
     point = ATTENTION_POINTS.get((KERNEL_FAMILY.get(record.name, ""), str(one_of("kernel", kernel, ATTENTION_KERNELS))))
     if point is None:
