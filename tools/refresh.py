@@ -15,6 +15,7 @@ import time
 
 import nbformat
 from nbclient import NotebookClient
+from nbconvert.preprocessors import CoalesceStreamsPreprocessor
 
 os.environ.setdefault("PYTHONHASHSEED", "0")
 
@@ -22,6 +23,8 @@ os.environ.setdefault("PYTHONHASHSEED", "0")
 def refresh(path: pathlib.Path, timeout: int = 600) -> float:
     """Execute one notebook in its own folder and write it back; return seconds taken."""
     nb = nbformat.read(path, as_version=4)
+    os.environ["CLUSTERMATH_STABLE_WIDGET_IDS"] = path.as_posix()  # widget ids from the notebook's name and
+    # the order they are made in, not random (tools/ipython_kernel_config.py): a refresh changes only what changed
     start = time.perf_counter()
     client = NotebookClient(
         nb,
@@ -32,6 +35,9 @@ def refresh(path: pathlib.Path, timeout: int = 600) -> float:
         record_timing=False,  # no per-cell timestamps: a refresh changes only what changed
     )
     client.execute()
+    # A cell's printed lines reach the client in as many stream outputs as the kernel flushed, which
+    # varies from run to run; stored as one (as nbval compares them), a refresh changes only what changed.
+    CoalesceStreamsPreprocessor().preprocess(nb, {})
     nbformat.write(nb, path)
     return time.perf_counter() - start
 
