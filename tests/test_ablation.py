@@ -50,3 +50,14 @@ def test_the_summary_has_every_source_and_the_pool(errors):
 def test_a_row_on_a_part_without_a_record_is_unchanged_by_name(errors):
     bare = errors[~errors.gpu_type.isin(ablation.GPUS)]
     assert len(bare) and (bare["by_name"] == bare["today"]).all()
+
+
+def test_the_kernel_gap_is_a_rate_not_missing_flops():
+    rows = ablation.kernel_gap_rows()
+    assert "nemo24-llama2-70b-64" in rows and "mlperf31-eos-gpt3-512" in rows
+    assert not any(r.startswith(("mosaic", "titan", "llama3")) for r in rows)  # not Megatron-Core
+    today, kernel, flops = ablation.gemm_rates("nemo24-llama2-70b-64")
+    assert flops == pytest.approx(1.0, abs=1e-12)
+    assert today == pytest.approx(989 * 0.608 * 8192 / (8192 + 51) * 1.6, rel=1e-9)  # η(h)·peak·2·0.8
+    assert 1.3 < kernel / today < 1.6
+    assert ablation.efficiency_ratio() == pytest.approx(0.608 / 0.8544)

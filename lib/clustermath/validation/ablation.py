@@ -34,12 +34,14 @@ import pandas as pd
 
 from ..validate import one_of
 from . import holdout, measurements as m
-from .gemm import KERNEL_FAMILY
+from .gemm import GEMM_CONSTANTS, KERNEL_FAMILY, gemm_time
 from .gpus import GPUS
-from .kernels import ATTENTION_POINTS
-from .predict import CALIBRATION, calibrate, predict_run
+from .inputs import FP8_GEMM_EFFICIENCY, KERNEL_EFFICIENCY_HOPPER, KERNEL_HALF_WIDTH
+from .kernels import ATTENTION_POINTS, layer_gemm_shapes
+from .predict import CALIBRATION, calibrate, kernel_share, layer_flops, predict_run
 
-__all__ = ["ABLATIONS", "ablation_config", "ablation_errors", "ablation_summary", "refit_for"]
+__all__ = ["ABLATIONS", "ablation_config", "ablation_errors", "ablation_summary", "gemm_rates", "kernel_gap",
+           "kernel_gap_rows", "efficiency_ratio", "refit_for"]
 
 ABLATIONS = ("today", "by_name", "causal", "kernels", "kernels_fa", "kernels_fp8", "dp_rings")
 """The variants, in the order the summary prints them."""
@@ -112,3 +114,67 @@ def ablation_summary(errors: pd.DataFrame | None = None) -> pd.DataFrame:
     table.loc["pooled"] = [100.0 * frame[v].abs().median() for v in variants]
     table.insert(0, "rows", [*frame.groupby("key").size(), len(frame)])
     return table
+
+
+# -- the kernel gap: why ``kernels`` is fast on Megatron-Core's H100 rows ------------------------------
+
+def kernel_gap_rows() -> list[str]:
+    """The rows the kernel gap is read on, by a rule on the data's columns alone: validation throughput
+    rows on an ``H100-SXM5-80GB`` whose ``software`` names Megatron-Core (NeMo 24.07, MLPerf's NeMo 23.09,
+    Megatron-Bridge)."""
+    rows = holdout.residuals("throughput")
+    data = m.load_measurements()
+    return [rid for rid in rows.index[rows.role == "validation"]
+            if data.at[rid, "gpu_type"] == "H100-SXM5-80GB" and "Megatron-Core" in str(data.at[rid, "software"])]
+
+
+def gemm_rates(row: str) -> tuple[float, float, float]:
+    """(today's rate, the kernel path's rate, kernel FLOPs ÷ analytic FLOPs) of throughput row ``row``'s linear
+    GEMMs on one GPU, TFLOP/s, for one micro-batch of one layer, forward and both gradients.
+
+    Today: ``P · η(h) · k`` (``predict.kernel_share`` at the Hopper efficiency on a peak above 400 TFLOP/s,
+    ``k = 2·fp8_efficiency`` with FP8). Kernel path: ``Σ 6·M·N·K / Σ (t(M,N,K) + t(M,K,N) + t(K,N,M))``
+    over ``kernels.layer_gemm_shapes`` with ``gemm.gemm_time``. The FLOP ratio sets ``Σ 2·M·N·K`` against
+    ``T/t · layer_flops`` (linear): 1 when the kernel path counts the analytic work."""
+    run = m.run_config(row, accepts=predict_run)
+    part = str(m.load_measurements().loc[row, "gpu_type"])
+    h, tp, fp8 = run["hidden"], run["tp"], run.get("precision") == "fp8"
+    f = run.get("ffn_hidden") or 4 * h
+    kv = (run.get("kv_heads") or run["heads"]) / run["heads"]
+    gated = bool(run.get("gated_mlp"))
+    shapes = layer_gemm_shapes(hidden=h, ffn_hidden=f, seq_len=run["seq_len"], microbatch=run["microbatch"], tp=tp,
+                               cp=run.get("cp", 1), kv_heads_share=kv, gated_mlp=gated)
+    precision = "fp8" if fp8 else "bf16"
+    flops = sum(2.0 * a * b * c for a, b, c in shapes)
+    seconds = sum(gemm_time(a, b, c, gpu=part, precision=precision) + gemm_time(a, c, b, gpu=part, precision=precision)
+                  + gemm_time(c, b, a, gpu=part, precision=precision) for a, b, c in shapes)
+    tokens = run["microbatch"] * run["seq_len"] / run.get("cp", 1)
+    analytic = tokens / tp * layer_flops(hidden=h, seq_len=run["seq_len"], ffn_hidden=f, kv_share=kv,
+                                         gated_mlp=gated)[0]
+    eta = kernel_share(h, efficiency=KERNEL_EFFICIENCY_HOPPER, half_width=KERNEL_HALF_WIDTH)
+    today = run["peak_tflops"] * eta * (2.0 * FP8_GEMM_EFFICIENCY if fp8 else 1.0)
+    return today, 3.0 * flops / seconds / 1e12, flops / analytic
+
+
+def kernel_gap(errors: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Per row of ``kernel_gap_rows``: ``hidden``, ``precision``, the linear GEMMs' rate today and from the
+    kernels (``today_tflops``, ``kernel_tflops``, TFLOP/s), their ratio (``rate_ratio``), the FLOP ratio
+    (``flops_ratio``) and how much faster than measured the row is predicted today and with ``kernels``
+    (``fast_today``, ``fast_kernels``: predicted over measured speed − 1, so a step-time row's error
+    ``e`` reads ``1/(1 + e) − 1``; from ``errors``, ``ablation_errors``' frame with both columns)."""
+    frame = ablation_errors(("today", "kernels")) if errors is None else errors
+    out = []
+    for rid in kernel_gap_rows():
+        today, kernel, ratio = gemm_rates(rid)
+        run = m.run_config(rid, accepts=predict_run)
+        time_like = m.comparable(rid)[0] in ("iteration_s", "step_s")
+        fast = {v: 1.0 / (1.0 + frame.at[rid, v]) - 1.0 if time_like else frame.at[rid, v] for v in ("today", "kernels")}
+        out.append({"id": rid, "hidden": run["hidden"], "precision": run.get("precision"), "today_tflops": today,
+                    "kernel_tflops": kernel, "rate_ratio": kernel / today, "flops_ratio": ratio,
+                    "fast_today": fast["today"], "fast_kernels": fast["kernels"]})
+    return pd.DataFrame(out).set_index("id")
+
+
+def efficiency_ratio() -> float:
+    """Today's Hopper efficiency (fitted on a training row) over the H100 BF16 GEMM tables' ``η``."""
+    return KERNEL_EFFICIENCY_HOPPER / GEMM_CONSTANTS[("H100-SXM5-80GB", "bf16")].efficiency
