@@ -1,6 +1,7 @@
 """What issue 43's switches move on the validated rows (``validation.ablation``)."""
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
 from clustermath.validation import ablation, holdout
@@ -61,3 +62,35 @@ def test_the_kernel_gap_is_a_rate_not_missing_flops():
     assert today == pytest.approx(989 * 0.608 * 8192 / (8192 + 51) * 1.6, rel=1e-9)  # η(h)·peak·2·0.8
     assert 1.3 < kernel / today < 1.6
     assert ablation.efficiency_ratio() == pytest.approx(0.608 / 0.8544)
+
+
+@pytest.mark.parametrize("gpu_type, precision, family", [
+    ("A100-SXM4-80GB", "fp16", "Ampere 16-bit"), ("Ampere (A100-class)", "bf16", "Ampere 16-bit"),
+    ("H100-SXM5-80GB", "bf16", "Hopper 16-bit"), ("H200-SXM-141GB", "fp8", "Hopper FP8"),
+    ("B200-SXM-180GB", "fp8", "Blackwell FP8"), ("GB200-NVL72", "bf16", "Blackwell 16-bit")])
+def test_a_row_family_is_its_generation_and_precision(gpu_type, precision, family):
+    assert ablation.row_family(gpu_type, precision) == family
+
+
+@pytest.mark.parametrize("gpu_type, precision, name", [("MI300X", "bf16", "gpu_type"), ("H100-SXM5-80GB", "fp4", "precision")])
+def test_a_row_outside_the_families_is_refused_by_name(gpu_type, precision, name):
+    with pytest.raises(ValueError, match=f"^{name} must"):
+        ablation.row_family(gpu_type, precision)
+
+
+def test_the_families_partition_the_rows_and_pool_as_the_summary(errors):
+    table = ablation.ablation_by_family(errors)
+    assert table.index[-1] == "pooled" and set(table.index[:-1]) <= set(ablation.FAMILIES)
+    assert table["rows"].iloc[:-1].sum() == table.at["pooled", "rows"] == len(errors)
+    assert table.at["pooled", "today"] == pytest.approx(ablation.ablation_summary(errors).at["pooled", "today"])
+    hopper8 = errors[errors.gpu_type.str.startswith("H1") & (errors.precision == "fp8")]
+    assert table.at["Hopper FP8", "rows"] == len(hopper8)
+    speed = [ablation.speed_error(e, rid) for rid, e in hopper8["today"].items()]
+    assert table.at["Hopper FP8", "today_signed"] == pytest.approx(100 * pd.Series(speed).median())
+    assert table.at["Hopper FP8", "today"] == pytest.approx(100 * hopper8["today"].abs().median())
+    assert list(table.columns) == ["rows", "today", "today_signed", "by_name", "by_name_signed"]
+
+
+def test_a_step_time_error_reads_as_speed():
+    assert ablation.speed_error(0.25, "mlperf31-eos-gpt3-512") == pytest.approx(-0.2)  # 25% longer: 20% slower
+    assert ablation.speed_error(0.25, "nemo24-llama2-70b-64") == 0.25  # a TFLOP/s figure as it is

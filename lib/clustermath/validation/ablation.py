@@ -40,7 +40,8 @@ from .inputs import FP8_GEMM_EFFICIENCY, KERNEL_EFFICIENCY_HOPPER, KERNEL_HALF_W
 from .kernels import ATTENTION_POINTS, layer_gemm_shapes
 from .predict import CALIBRATION, calibrate, kernel_share, layer_flops, predict_run
 
-__all__ = ["ABLATIONS", "ablation_config", "ablation_errors", "ablation_summary", "gemm_rates", "kernel_gap",
+__all__ = ["ABLATIONS", "FAMILIES", "ablation_by_family", "ablation_config", "ablation_errors", "ablation_summary",
+           "gemm_rates", "kernel_gap", "row_family", "speed_error",
            "kernel_gap_rows", "efficiency_ratio", "refit_for"]
 
 ABLATIONS = ("today", "by_name", "causal", "kernels", "kernels_fa", "kernels_fp8", "dp_rings")
@@ -116,6 +117,53 @@ def ablation_summary(errors: pd.DataFrame | None = None) -> pd.DataFrame:
     return table
 
 
+
+# -- row families: what each switch moved, family by family ---------------------------------------------
+
+GENERATIONS = (("Ampere", ("A100", "Ampere")), ("Hopper", ("H100", "H200")), ("Blackwell", ("B200", "GB200")))
+"""A GPU generation and the starts of the ``gpu_type`` names that belong to it."""
+FAMILIES = tuple(f"{g} {p}" for g, _ in GENERATIONS for p in ("16-bit", "FP8"))
+"""Every family a row can fall in, in the order ``ablation_by_family`` prints them."""
+
+
+def row_family(gpu_type: str, precision: str) -> str:
+    """A row's family: its GPU's generation (by the start of ``gpu_type``: A100 and A100-class parts are
+    Ampere, H100 and H200 Hopper, B200 and GB200 Blackwell) and its linear layers' precision (``fp16`` and
+    ``bf16`` are 16-bit, ``fp8`` FP8). The rule reads two columns of the data and was fixed before any
+    family's error was computed; ``ValueError`` names a part or a precision outside it."""
+    one_of("precision", precision, ("fp16", "bf16", "fp8"))
+    for generation, starts in GENERATIONS:
+        if str(gpu_type).startswith(starts):
+            return f"{generation} {'FP8' if precision == 'fp8' else '16-bit'}"
+    raise ValueError(f"gpu_type must start with one of {[s for _, x in GENERATIONS for s in x]!r}, got {gpu_type!r}")
+
+
+def speed_error(error: float, row: str) -> float:
+    """A row's error read as speed, predicted over measured − 1: a throughput figure's error as it is, a step
+    time's ``e`` as ``1/(1 + e) − 1``; so a positive error always means the prediction is faster."""
+    return 1.0 / (1.0 + error) - 1.0 if m.comparable(row)[0] in ("step_s", "iteration_s") else error
+
+
+def ablation_by_family(errors: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Per row family (``row_family``) and variant: the median |error| (column ``<variant>``) and the median
+    signed error read as speed (``<variant>_signed``, ``speed_error``: positive is faster than measured), in
+    percent, with the row count; families without rows left out; last line ``pooled``, all rows. ``errors``
+    is ``ablation_errors``' frame (computed if not given)."""
+    frame = ablation_errors() if errors is None else errors
+    variants = [v for v in ABLATIONS if v in frame.columns]
+    speed = frame[variants].apply(lambda col: [speed_error(x, rid) for rid, x in col.items()])
+    family = pd.Series([row_family(g, p) for g, p in zip(frame["gpu_type"], frame["precision"])], index=frame.index)
+    out = []
+    for name, part in [*((f, frame[family == f]) for f in FAMILIES), ("pooled", frame)]:
+        if len(part):
+            line: dict[str, object] = {"family": name, "rows": len(part)}
+            for v in variants:
+                line[v] = 100.0 * part[v].abs().median()
+                line[f"{v}_signed"] = 100.0 * speed.loc[part.index, v].median()
+            out.append(line)
+    return pd.DataFrame(out).set_index("family")
+
+
 # -- the kernel gap: why ``kernels`` is fast on Megatron-Core's H100 rows ------------------------------
 
 def kernel_gap_rows() -> list[str]:
@@ -160,15 +208,14 @@ def kernel_gap(errors: pd.DataFrame | None = None) -> pd.DataFrame:
     """Per row of ``kernel_gap_rows``: ``hidden``, ``precision``, the linear GEMMs' rate today and from the
     kernels (``today_tflops``, ``kernel_tflops``, TFLOP/s), their ratio (``rate_ratio``), the FLOP ratio
     (``flops_ratio``) and how much faster than measured the row is predicted today and with ``kernels``
-    (``fast_today``, ``fast_kernels``: predicted over measured speed − 1, so a step-time row's error
-    ``e`` reads ``1/(1 + e) − 1``; from ``errors``, ``ablation_errors``' frame with both columns)."""
+    (``fast_today``, ``fast_kernels``: ``speed_error``; from ``errors``, ``ablation_errors``' frame with both
+    columns, computed if not given)."""
     frame = ablation_errors(("today", "kernels")) if errors is None else errors
     out = []
     for rid in kernel_gap_rows():
         today, kernel, ratio = gemm_rates(rid)
         run = m.run_config(rid, accepts=predict_run)
-        time_like = m.comparable(rid)[0] in ("iteration_s", "step_s")
-        fast = {v: 1.0 / (1.0 + frame.at[rid, v]) - 1.0 if time_like else frame.at[rid, v] for v in ("today", "kernels")}
+        fast = {v: speed_error(frame.at[rid, v], rid) for v in ("today", "kernels")}
         out.append({"id": rid, "hidden": run["hidden"], "precision": run.get("precision"), "today_tflops": today,
                     "kernel_tflops": kernel, "rate_ratio": kernel / today, "flops_ratio": ratio,
                     "fast_today": fast["today"], "fast_kernels": fast["kernels"]})
