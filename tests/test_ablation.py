@@ -4,7 +4,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from clustermath.validation import ablation, holdout
+from clustermath.validation import ablation, holdout, measurements
+from clustermath.validation.predict import predict_run
 
 
 @pytest.fixture(scope="module")
@@ -94,3 +95,24 @@ def test_the_families_partition_the_rows_and_pool_as_the_summary(errors):
 def test_a_step_time_error_reads_as_speed():
     assert ablation.speed_error(0.25, "mlperf31-eos-gpt3-512") == pytest.approx(-0.2)  # 25% longer: 20% slower
     assert ablation.speed_error(0.25, "nemo24-llama2-70b-64") == 0.25  # a TFLOP/s figure as it is
+
+
+def test_loso_today_is_holdouts_own_and_a_switch_refits_only_the_solved_constants():
+    source = "bigscience2022tr11"  # one row: the cheapest refit
+    mine = ablation.loso_errors("today", sources=(source,))
+    assert list(mine.index) == ["bloom22-176b"]
+    # as holdout.leave_one_source_out predicts it (not called: it refits every source, seconds)
+    run = {**measurements.run_config("bloom22-176b", accepts=predict_run), **dict(holdout._loso_fit(source)[1])}
+    measured = holdout.residuals("throughput").at["bloom22-176b", "measured"]
+    theirs = holdout.predicted_value(predict_run(**run), "bloom22-176b") / measured - 1
+    assert mine.at["bloom22-176b", "error"] == pytest.approx(theirs, abs=1e-12)
+    assert abs(theirs) == pytest.approx(0.09305, abs=5e-5)  # chapter 6: BLOOM left out, 9.305%
+    today, causal = (dict(ablation._loso_constants(v, source)) for v in ("today", "causal"))
+    assert today.keys() == causal.keys()
+    moved = {k for k in today if abs(causal[k] - today[k]) > 1e-9}
+    assert moved and moved <= {c.constant for c in ablation.CALIBRATION if c.run}
+    table = ablation.loso_by_variant(("today", "causal"), sources=(source,))
+    assert table.at["today", "worst_source"] == source
+    assert table.at["today", "pooled"] == pytest.approx(100 * abs(mine.at["bloom22-176b", "error"]))
+    with pytest.raises(ValueError, match="^variant must be one of"):
+        ablation.loso_errors("fp8")

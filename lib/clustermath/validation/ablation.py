@@ -28,6 +28,7 @@ are ``predicted / measured − 1``. Needs pandas: import as ``from clustermath.v
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 import pandas as pd
@@ -41,6 +42,7 @@ from .kernels import ATTENTION_POINTS, layer_gemm_shapes
 from .predict import CALIBRATION, calibrate, kernel_share, layer_flops, predict_run
 
 __all__ = ["ABLATIONS", "FAMILIES", "ablation_by_family", "ablation_config", "ablation_errors", "ablation_summary",
+           "loso_by_variant", "loso_errors",
            "gemm_rates", "kernel_gap", "row_family", "speed_error",
            "kernel_gap_rows", "efficiency_ratio", "refit_for"]
 
@@ -78,16 +80,33 @@ def refit_for(variant: str, sweeps: int = 6) -> tuple[tuple[str, float], ...]:
     if variant in ("today", "by_name"):
         return ()
     solved = [c for c in CALIBRATION if c.run]
-    fixed = {c.constant: c.value for c in CALIBRATION}
+    fixed = _refit(variant, solved, {c.constant: c.value for c in CALIBRATION}, sweeps)
+    return tuple((c.constant, fixed[c.constant]) for c in solved)
+
+
+def _refit(variant: str, solved: list, fixed: dict[str, float], sweeps: int) -> dict[str, float]:
+    """``fixed`` with each of ``solved``'s constants (``Calibration`` rows with a run) refitted on its row under
+    ``variant``, in turn, ``sweeps`` times (Gauss–Seidel); a row the variant times from kernels fits nothing.
+    Two variants that give every row the same run share one fit (``kernels``' three steps do on these rows)."""
+    plan = []
+    for c in solved:
+        run = ablation_config(variant, c.row)
+        plan.append((c, None if run.get("kernels") else tuple(sorted(run.items()))))
+    return dict(_refit_plan(tuple(plan), tuple(sorted(fixed.items())), sweeps))
+
+
+@functools.lru_cache(maxsize=None)
+def _refit_plan(plan: tuple, fixed_items: tuple, sweeps: int) -> tuple[tuple[str, float], ...]:
+    """``_refit``'s Gauss–Seidel on (calibration, run or ``None`` to skip) pairs, cached by them."""
+    fixed = dict(fixed_items)
     for _ in range(sweeps):
-        for c in solved:
-            run = ablation_config(variant, c.row)
-            if run.get("kernels"):
+        for c, run in plan:
+            if run is None:
                 continue
             others = {k: x for k, x in fixed.items() if k != c.constant}
-            fixed[c.constant] = calibrate(c.constant, metric=c.metric, measured=c.measured, run=run,
+            fixed[c.constant] = calibrate(c.constant, metric=c.metric, measured=c.measured, run=dict(run),
                                           low=c.low, high=c.high, **others).value
-    return tuple((c.constant, fixed[c.constant]) for c in solved)
+    return tuple(fixed.items())
 
 
 def ablation_errors(variants: tuple[str, ...] = ABLATIONS) -> pd.DataFrame:
@@ -162,6 +181,58 @@ def ablation_by_family(errors: pd.DataFrame | None = None) -> pd.DataFrame:
                 line[f"{v}_signed"] = 100.0 * speed.loc[part.index, v].median()
             out.append(line)
     return pd.DataFrame(out).set_index("family")
+
+
+
+# -- leave one source out, switch by switch -----------------------------------------------------------
+
+@functools.lru_cache(maxsize=None)
+def _loso_constants(variant: str, source: str, sweeps: int = 6) -> tuple[tuple[str, float], ...]:
+    """Every constant ``holdout``'s leave-one-source-out fits without ``source``, its solved ones then refitted
+    on the same rows with ``variant``'s switch on (as ``refit_for`` does on the chapter's rows)."""
+    plan, fixed = holdout._loso_fit(source)
+    if variant in ("today", "by_name"):
+        return fixed
+    calibrations = {c.constant: c for c in CALIBRATION}
+    solved = [dataclasses.replace(calibrations[k], row=r) for k, r, _ in plan if r and calibrations[k].run]
+    return tuple(_refit(variant, [c for c in solved if c.run], dict(fixed), sweeps).items())
+
+
+def loso_errors(variant: str, sources: tuple[str, ...] | None = None) -> pd.DataFrame:
+    """``holdout.leave_one_source_out``'s rows (the throughput rows the single split fits or validates; of
+    ``sources``, every publication if ``None``), each predicted
+    under ``variant`` with the constants fitted without its own publication (``_loso_constants``): columns
+    ``publication``, ``inputs`` (its input set) and ``error`` (``predicted / measured − 1``)."""
+    one_of("variant", variant, ABLATIONS)
+    single = holdout.residuals("throughput")
+    sets = holdout.input_sets(single)
+    frame = single[single["role"].isin(("calibration", "validation"))]
+    if sources is not None:
+        frame = frame[frame["publication"].isin(sources)]
+    out = []
+    for rid, r in frame.iterrows():
+        constants = dict(_loso_constants(variant, r["publication"]))
+        predicted = holdout.predicted_value(predict_run(**{**ablation_config(variant, rid), **constants}), rid)
+        out.append({"id": rid, "publication": r["publication"], "inputs": sets[rid],
+                    "error": predicted / r["measured"] - 1.0})
+    return pd.DataFrame(out).set_index("id")
+
+
+def loso_by_variant(variants: tuple[str, ...] = ABLATIONS, sources: tuple[str, ...] | None = None) -> pd.DataFrame:
+    """Leave one source out for each variant: the pooled median |error| over the input sets (as
+    ``holdout.loso_summary`` counts it, in percent), the worst source (the highest median) and its median,
+    and the worst row and its |error|."""
+    out = []
+    for v in variants:
+        frame = loso_errors(v, sources)
+        per_source = {s: holdout._per_set(part["error"], frame["inputs"]).median()
+                      for s, part in frame.groupby("publication", sort=False)}
+        worst_source = max(per_source, key=per_source.get)
+        worst_row = frame["error"].abs().idxmax()
+        out.append({"variant": v, "pooled": 100.0 * holdout._per_set(frame["error"], frame["inputs"]).median(),
+                    "worst_source": worst_source, "worst_source_median": 100.0 * per_source[worst_source],
+                    "worst_row": worst_row, "worst_row_error": 100.0 * abs(frame.at[worst_row, "error"])})
+    return pd.DataFrame(out).set_index("variant")
 
 
 # -- the kernel gap: why ``kernels`` is fast on Megatron-Core's H100 rows ------------------------------
