@@ -7,7 +7,7 @@ import pytest
 from clustermath import attention_flops, gpu, layer_flops
 from clustermath.validation.gemm import GEMM_CONSTANTS, gemm_time
 from clustermath.validation.kernels import (
-    CAUSAL_SHARE, attention_kernel_time, layer_kernel_time, logits_kernel_time,
+    CAUSAL_SHARE, attention_kernel_time, layer_gemm_shapes, layer_kernel_time, logits_kernel_time,
 )
 
 LLAMA70B = dict(hidden=8192, ffn_hidden=28_672, seq_len=4096, microbatch=1, tp=4, kv_heads_share=0.125,
@@ -23,6 +23,19 @@ def test_a_layer_never_beats_its_peak_and_lands_near_the_fitted_efficiency(name)
     eta = GEMM_CONSTANTS[("H100-SXM5-80GB" if name in ("H100", "H200") else "B200-SXM-180GB", "bf16")].efficiency
     assert ideal < fwd < 1.25 * ideal / eta
     assert bwd == pytest.approx(2 * fwd, rel=0.15)
+
+
+@pytest.mark.parametrize("shape", [LLAMA70B, dict(hidden=12_288, ffn_hidden=49_152, seq_len=2048, microbatch=1, tp=4),
+                                   dict(hidden=4096, ffn_hidden=14_336, seq_len=8192, microbatch=2, tp=1, cp=2,
+                                        kv_heads_share=0.25, gated_mlp=True)])
+def test_the_kernel_path_carries_the_analytic_flops(shape):
+    # the kernel gap is not a missing GEMM: Σ 2MNK of a layer's GEMMs is T/t times layer_flops' linear count
+    shapes = layer_gemm_shapes(**shape)
+    tokens = shape["microbatch"] * shape["seq_len"] / shape.get("cp", 1)
+    linear, _ = layer_flops(hidden=shape["hidden"], seq_len=shape["seq_len"], ffn_hidden=shape["ffn_hidden"],
+                            kv_share=shape.get("kv_heads_share", 1.0), gated_mlp=shape.get("gated_mlp", False))
+    assert sum(2 * m * n * k for m, n, k in shapes) == pytest.approx(tokens / shape["tp"] * linear, rel=1e-12)
+    assert len(shapes) == 4 and all(m == tokens for m, _, _ in shapes)
 
 
 def test_fp8_linear_layers_are_faster_but_not_beyond_the_peak_ratio():

@@ -28,18 +28,23 @@ are ``predicted / measured − 1``. Needs pandas: import as ``from clustermath.v
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 import pandas as pd
 
 from ..validate import one_of
 from . import holdout, measurements as m
-from .gemm import KERNEL_FAMILY
+from .gemm import GEMM_CONSTANTS, KERNEL_FAMILY, gemm_time
 from .gpus import GPUS
-from .kernels import ATTENTION_POINTS
-from .predict import CALIBRATION, calibrate, predict_run
+from .inputs import FP8_GEMM_EFFICIENCY, KERNEL_EFFICIENCY_HOPPER, KERNEL_HALF_WIDTH
+from .kernels import ATTENTION_POINTS, layer_gemm_shapes
+from .predict import CALIBRATION, calibrate, kernel_share, layer_flops, predict_run
 
-__all__ = ["ABLATIONS", "ablation_config", "ablation_errors", "ablation_summary", "refit_for"]
+__all__ = ["ABLATIONS", "FAMILIES", "ablation_by_family", "ablation_config", "ablation_errors", "ablation_summary",
+           "loso_by_variant", "loso_errors",
+           "gemm_rates", "kernel_gap", "row_family", "speed_error",
+           "kernel_gap_rows", "efficiency_ratio", "refit_for"]
 
 ABLATIONS = ("today", "by_name", "causal", "kernels", "kernels_fa", "kernels_fp8", "dp_rings")
 """The variants, in the order the summary prints them."""
@@ -75,16 +80,33 @@ def refit_for(variant: str, sweeps: int = 6) -> tuple[tuple[str, float], ...]:
     if variant in ("today", "by_name"):
         return ()
     solved = [c for c in CALIBRATION if c.run]
-    fixed = {c.constant: c.value for c in CALIBRATION}
+    fixed = _refit(variant, solved, {c.constant: c.value for c in CALIBRATION}, sweeps)
+    return tuple((c.constant, fixed[c.constant]) for c in solved)
+
+
+def _refit(variant: str, solved: list, fixed: dict[str, float], sweeps: int) -> dict[str, float]:
+    """``fixed`` with each of ``solved``'s constants (``Calibration`` rows with a run) refitted on its row under
+    ``variant``, in turn, ``sweeps`` times (Gauss–Seidel); a row the variant times from kernels fits nothing.
+    Two variants that give every row the same run share one fit (``kernels``' three steps do on these rows)."""
+    plan = []
+    for c in solved:
+        run = ablation_config(variant, c.row)
+        plan.append((c, None if run.get("kernels") else tuple(sorted(run.items()))))
+    return dict(_refit_plan(tuple(plan), tuple(sorted(fixed.items())), sweeps))
+
+
+@functools.lru_cache(maxsize=None)
+def _refit_plan(plan: tuple, fixed_items: tuple, sweeps: int) -> tuple[tuple[str, float], ...]:
+    """``_refit``'s Gauss–Seidel on (calibration, run or ``None`` to skip) pairs, cached by them."""
+    fixed = dict(fixed_items)
     for _ in range(sweeps):
-        for c in solved:
-            run = ablation_config(variant, c.row)
-            if run.get("kernels"):
+        for c, run in plan:
+            if run is None:
                 continue
             others = {k: x for k, x in fixed.items() if k != c.constant}
-            fixed[c.constant] = calibrate(c.constant, metric=c.metric, measured=c.measured, run=run,
+            fixed[c.constant] = calibrate(c.constant, metric=c.metric, measured=c.measured, run=dict(run),
                                           low=c.low, high=c.high, **others).value
-    return tuple((c.constant, fixed[c.constant]) for c in solved)
+    return tuple(fixed.items())
 
 
 def ablation_errors(variants: tuple[str, ...] = ABLATIONS) -> pd.DataFrame:
@@ -112,3 +134,165 @@ def ablation_summary(errors: pd.DataFrame | None = None) -> pd.DataFrame:
     table.loc["pooled"] = [100.0 * frame[v].abs().median() for v in variants]
     table.insert(0, "rows", [*frame.groupby("key").size(), len(frame)])
     return table
+
+
+
+# -- row families: what each switch moved, family by family ---------------------------------------------
+
+GENERATIONS = (("Ampere", ("A100", "Ampere")), ("Hopper", ("H100", "H200")), ("Blackwell", ("B200", "GB200")))
+"""A GPU generation and the starts of the ``gpu_type`` names that belong to it."""
+FAMILIES = tuple(f"{g} {p}" for g, _ in GENERATIONS for p in ("16-bit", "FP8"))
+"""Every family a row can fall in, in the order ``ablation_by_family`` prints them."""
+
+
+def row_family(gpu_type: str, precision: str) -> str:
+    """A row's family: its GPU's generation (by the start of ``gpu_type``: A100 and A100-class parts are
+    Ampere, H100 and H200 Hopper, B200 and GB200 Blackwell) and its linear layers' precision (``fp16`` and
+    ``bf16`` are 16-bit, ``fp8`` FP8). The rule reads two columns of the data and was fixed before any
+    family's error was computed; ``ValueError`` names a part or a precision outside it."""
+    one_of("precision", precision, ("fp16", "bf16", "fp8"))
+    for generation, starts in GENERATIONS:
+        if str(gpu_type).startswith(starts):
+            return f"{generation} {'FP8' if precision == 'fp8' else '16-bit'}"
+    raise ValueError(f"gpu_type must start with one of {[s for _, x in GENERATIONS for s in x]!r}, got {gpu_type!r}")
+
+
+def speed_error(error: float, row: str) -> float:
+    """A row's error read as speed, predicted over measured − 1: a throughput figure's error as it is, a step
+    time's ``e`` as ``1/(1 + e) − 1``; so a positive error always means the prediction is faster."""
+    return 1.0 / (1.0 + error) - 1.0 if m.comparable(row)[0] in ("step_s", "iteration_s") else error
+
+
+def ablation_by_family(errors: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Per row family (``row_family``) and variant: the median |error| (column ``<variant>``) and the median
+    signed error read as speed (``<variant>_signed``, ``speed_error``: positive is faster than measured), in
+    percent, with the row count; families without rows left out; last line ``pooled``, all rows. ``errors``
+    is ``ablation_errors``' frame (computed if not given)."""
+    frame = ablation_errors() if errors is None else errors
+    variants = [v for v in ABLATIONS if v in frame.columns]
+    speed = frame[variants].apply(lambda col: [speed_error(x, rid) for rid, x in col.items()])
+    family = pd.Series([row_family(g, p) for g, p in zip(frame["gpu_type"], frame["precision"])], index=frame.index)
+    out = []
+    for name, part in [*((f, frame[family == f]) for f in FAMILIES), ("pooled", frame)]:
+        if len(part):
+            line: dict[str, object] = {"family": name, "rows": len(part)}
+            for v in variants:
+                line[v] = 100.0 * part[v].abs().median()
+                line[f"{v}_signed"] = 100.0 * speed.loc[part.index, v].median()
+            out.append(line)
+    return pd.DataFrame(out).set_index("family")
+
+
+
+# -- leave one source out, switch by switch -----------------------------------------------------------
+
+@functools.lru_cache(maxsize=None)
+def _loso_constants(variant: str, source: str, sweeps: int = 6) -> tuple[tuple[str, float], ...]:
+    """Every constant ``holdout``'s leave-one-source-out fits without ``source``, its solved ones then refitted
+    on the same rows with ``variant``'s switch on (as ``refit_for`` does on the chapter's rows)."""
+    plan, fixed = holdout._loso_fit(source)
+    if variant in ("today", "by_name"):
+        return fixed
+    calibrations = {c.constant: c for c in CALIBRATION}
+    solved = [dataclasses.replace(calibrations[k], row=r) for k, r, _ in plan if r and calibrations[k].run]
+    return tuple(_refit(variant, [c for c in solved if c.run], dict(fixed), sweeps).items())
+
+
+def loso_errors(variant: str, sources: tuple[str, ...] | None = None) -> pd.DataFrame:
+    """``holdout.leave_one_source_out``'s rows (the throughput rows the single split fits or validates; of
+    ``sources``, every publication if ``None``), each predicted
+    under ``variant`` with the constants fitted without its own publication (``_loso_constants``): columns
+    ``publication``, ``inputs`` (its input set) and ``error`` (``predicted / measured − 1``)."""
+    one_of("variant", variant, ABLATIONS)
+    single = holdout.residuals("throughput")
+    sets = holdout.input_sets(single)
+    frame = single[single["role"].isin(("calibration", "validation"))]
+    if sources is not None:
+        frame = frame[frame["publication"].isin(sources)]
+    out = []
+    for rid, r in frame.iterrows():
+        constants = dict(_loso_constants(variant, r["publication"]))
+        predicted = holdout.predicted_value(predict_run(**{**ablation_config(variant, rid), **constants}), rid)
+        out.append({"id": rid, "publication": r["publication"], "inputs": sets[rid],
+                    "error": predicted / r["measured"] - 1.0})
+    return pd.DataFrame(out).set_index("id")
+
+
+def loso_by_variant(variants: tuple[str, ...] = ABLATIONS, sources: tuple[str, ...] | None = None) -> pd.DataFrame:
+    """Leave one source out for each variant: the pooled median |error| over the input sets (as
+    ``holdout.loso_summary`` counts it, in percent), the worst source (the highest median) and its median,
+    and the worst row and its |error|."""
+    out = []
+    for v in variants:
+        frame = loso_errors(v, sources)
+        per_source = {s: holdout._per_set(part["error"], frame["inputs"]).median()
+                      for s, part in frame.groupby("publication", sort=False)}
+        worst_source = max(per_source, key=per_source.get)
+        worst_row = frame["error"].abs().idxmax()
+        out.append({"variant": v, "pooled": 100.0 * holdout._per_set(frame["error"], frame["inputs"]).median(),
+                    "worst_source": worst_source, "worst_source_median": 100.0 * per_source[worst_source],
+                    "worst_row": worst_row, "worst_row_error": 100.0 * abs(frame.at[worst_row, "error"])})
+    return pd.DataFrame(out).set_index("variant")
+
+
+# -- the kernel gap: why ``kernels`` is fast on Megatron-Core's H100 rows ------------------------------
+
+def kernel_gap_rows() -> list[str]:
+    """The rows the kernel gap is read on, by a rule on the data's columns alone: validation throughput
+    rows on an ``H100-SXM5-80GB`` whose ``software`` names Megatron-Core (NeMo 24.07, MLPerf's NeMo 23.09,
+    Megatron-Bridge)."""
+    rows = holdout.residuals("throughput")
+    data = m.load_measurements()
+    return [rid for rid in rows.index[rows.role == "validation"]
+            if data.at[rid, "gpu_type"] == "H100-SXM5-80GB" and "Megatron-Core" in str(data.at[rid, "software"])]
+
+
+def gemm_rates(row: str) -> tuple[float, float, float]:
+    """(today's rate, the kernel path's rate, kernel FLOPs ÷ analytic FLOPs) of throughput row ``row``'s linear
+    GEMMs on one GPU, TFLOP/s, for one micro-batch of one layer, forward and both gradients.
+
+    Today: ``P · η(h) · k`` (``predict.kernel_share`` at the Hopper efficiency on a peak above 400 TFLOP/s,
+    ``k = 2·fp8_efficiency`` with FP8). Kernel path: ``Σ 6·M·N·K / Σ (t(M,N,K) + t(M,K,N) + t(K,N,M))``
+    over ``kernels.layer_gemm_shapes`` with ``gemm.gemm_time``. The FLOP ratio sets ``Σ 2·M·N·K`` against
+    ``T/t · layer_flops`` (linear): 1 when the kernel path counts the analytic work."""
+    run = m.run_config(row, accepts=predict_run)
+    part = str(m.load_measurements().loc[row, "gpu_type"])
+    h, tp, fp8 = run["hidden"], run["tp"], run.get("precision") == "fp8"
+    f = run.get("ffn_hidden") or 4 * h
+    kv = (run.get("kv_heads") or run["heads"]) / run["heads"]
+    gated = bool(run.get("gated_mlp"))
+    shapes = layer_gemm_shapes(hidden=h, ffn_hidden=f, seq_len=run["seq_len"], microbatch=run["microbatch"], tp=tp,
+                               cp=run.get("cp", 1), kv_heads_share=kv, gated_mlp=gated)
+    precision = "fp8" if fp8 else "bf16"
+    flops = sum(2.0 * a * b * c for a, b, c in shapes)
+    seconds = sum(gemm_time(a, b, c, gpu=part, precision=precision) + gemm_time(a, c, b, gpu=part, precision=precision)
+                  + gemm_time(c, b, a, gpu=part, precision=precision) for a, b, c in shapes)
+    tokens = run["microbatch"] * run["seq_len"] / run.get("cp", 1)
+    analytic = tokens / tp * layer_flops(hidden=h, seq_len=run["seq_len"], ffn_hidden=f, kv_share=kv,
+                                         gated_mlp=gated)[0]
+    eta = kernel_share(h, efficiency=KERNEL_EFFICIENCY_HOPPER, half_width=KERNEL_HALF_WIDTH)
+    today = run["peak_tflops"] * eta * (2.0 * FP8_GEMM_EFFICIENCY if fp8 else 1.0)
+    return today, 3.0 * flops / seconds / 1e12, flops / analytic
+
+
+def kernel_gap(errors: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Per row of ``kernel_gap_rows``: ``hidden``, ``precision``, the linear GEMMs' rate today and from the
+    kernels (``today_tflops``, ``kernel_tflops``, TFLOP/s), their ratio (``rate_ratio``), the FLOP ratio
+    (``flops_ratio``) and how much faster than measured the row is predicted today and with ``kernels``
+    (``fast_today``, ``fast_kernels``: ``speed_error``; from ``errors``, ``ablation_errors``' frame with both
+    columns, computed if not given)."""
+    frame = ablation_errors(("today", "kernels")) if errors is None else errors
+    out = []
+    for rid in kernel_gap_rows():
+        today, kernel, ratio = gemm_rates(rid)
+        run = m.run_config(rid, accepts=predict_run)
+        fast = {v: speed_error(frame.at[rid, v], rid) for v in ("today", "kernels")}
+        out.append({"id": rid, "hidden": run["hidden"], "precision": run.get("precision"), "today_tflops": today,
+                    "kernel_tflops": kernel, "rate_ratio": kernel / today, "flops_ratio": ratio,
+                    "fast_today": fast["today"], "fast_kernels": fast["kernels"]})
+    return pd.DataFrame(out).set_index("id")
+
+
+def efficiency_ratio() -> float:
+    """Today's Hopper efficiency (fitted on a training row) over the H100 BF16 GEMM tables' ``η``."""
+    return KERNEL_EFFICIENCY_HOPPER / GEMM_CONSTANTS[("H100-SXM5-80GB", "bf16")].efficiency

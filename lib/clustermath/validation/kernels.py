@@ -35,7 +35,7 @@ from .gemm import GEMM_PRECISIONS, KERNEL_FAMILY, gemm_time
 from .gpus import Gpu, gpu as _gpu
 
 __all__ = ["ATTENTION_BACKWARD_FLOPS", "ATTENTION_KERNELS", "ATTENTION_POINTS", "FP8_CASTS", "fp8_cast_bytes", "AttentionPoint", "CAUSAL_SHARE", "attention_kernel_time",
-           "attention_table_time", "layer_kernel_time", "logits_kernel_time"]
+           "attention_table_time", "layer_gemm_shapes", "layer_kernel_time", "logits_kernel_time"]
 
 CAUSAL_SHARE = 0.5
 """Share of the full attention products' time a causal kernel takes at the same shape."""
@@ -99,25 +99,36 @@ def _parts(value: int, by: int, name: str) -> int:
     return max(1, value // by)
 
 
-def layer_kernel_time(*, hidden: int, ffn_hidden: int, seq_len: int, microbatch: int, tp: int = 1, cp: int = 1,
-                      kv_heads_share: float = 1.0, gated_mlp: bool = False, gpu: Gpu | str,
-                      precision: str = "bf16") -> tuple[float, float]:
-    """(forward, backward) time of one layer's linear GEMMs for one micro-batch on one GPU, s.
+def layer_gemm_shapes(*, hidden: int, ffn_hidden: int, seq_len: int, microbatch: int, tp: int = 1, cp: int = 1,
+                      kv_heads_share: float = 1.0, gated_mlp: bool = False) -> tuple[tuple[int, int, int], ...]:
+    """One layer's four linear GEMMs ``(M, N, K)`` for one micro-batch on one GPU, forward, in the order
+    QKV, projection, MLP up, MLP down (the module's table); ``kv_heads_share = kv_heads/heads``.
 
-    Shapes as the module lists them; ``kv_heads_share = kv_heads/heads``; ``precision`` the linear
-    GEMMs' (``bf16``, ``fp16`` or ``fp8``).
-    """
+    Their forward FLOPs, ``Σ 2·M·N·K``, are ``T/t`` times ``predict.layer_flops``'s linear count per token
+    (``T = b·s/c`` tokens, TP's split ``t``): the kernel path and the analytic count carry the same work."""
     h = whole("hidden", hidden, low=1, integral_only=False)
     f = whole("ffn_hidden", ffn_hidden, low=1, integral_only=False)
     t = whole("tp", tp, low=1, integral_only=False)
     c = whole("cp", cp, low=1, integral_only=False)
     tokens = whole("microbatch", microbatch, low=1, integral_only=False) * _parts(
         whole("seq_len", seq_len, low=1, integral_only=False), c, "seq_len")
-    one_of("precision", precision, GEMM_PRECISIONS)
     qkv = max(1, round((h + 2 * h * kv_heads_share) / t))
-    shapes = ((tokens, qkv, h), (tokens, h, _parts(h, t, "hidden")),
-              (tokens, (2 if gated_mlp else 1) * _parts(f, t, "ffn_hidden"), h),
-              (tokens, h, _parts(f, t, "ffn_hidden")))
+    return ((tokens, qkv, h), (tokens, h, _parts(h, t, "hidden")),
+            (tokens, (2 if gated_mlp else 1) * _parts(f, t, "ffn_hidden"), h),
+            (tokens, h, _parts(f, t, "ffn_hidden")))
+
+
+def layer_kernel_time(*, hidden: int, ffn_hidden: int, seq_len: int, microbatch: int, tp: int = 1, cp: int = 1,
+                      kv_heads_share: float = 1.0, gated_mlp: bool = False, gpu: Gpu | str,
+                      precision: str = "bf16") -> tuple[float, float]:
+    """(forward, backward) time of one layer's linear GEMMs for one micro-batch on one GPU, s.
+
+    Shapes as the module lists them (``layer_gemm_shapes``); ``kv_heads_share = kv_heads/heads``;
+    ``precision`` the linear GEMMs' (``bf16``, ``fp16`` or ``fp8``).
+    """
+    shapes = layer_gemm_shapes(hidden=hidden, ffn_hidden=ffn_hidden, seq_len=seq_len, microbatch=microbatch, tp=tp,
+                               cp=cp, kv_heads_share=kv_heads_share, gated_mlp=gated_mlp)
+    one_of("precision", precision, GEMM_PRECISIONS)
     times = [_linear(m, n, k, gpu, precision) for m, n, k in shapes]
     return sum(x[0] for x in times), sum(x[1] for x in times)
 
