@@ -49,7 +49,7 @@ from ..validate import one_of
 from . import holdout, measurements as m
 from .gemm import GEMM_CONSTANTS, KERNEL_FAMILY, gemm_time
 from .gpus import GPUS
-from .inputs import FP8_GEMM_EFFICIENCY, KERNEL_EFFICIENCY_HOPPER, KERNEL_HALF_WIDTH
+from .inputs import FP8_GEMM_EFFICIENCY, KERNEL_EFFICIENCY, KERNEL_EFFICIENCY_HOPPER, KERNEL_HALF_WIDTH
 from .kernels import ATTENTION_POINTS, layer_gemm_shapes
 from .predict import CALIBRATION, calibrate, kernel_share, layer_flops, predict_run
 
@@ -147,7 +147,6 @@ def ablation_summary(errors: pd.DataFrame | None = None) -> pd.DataFrame:
     return table
 
 
-
 # -- row families: what each switch moved, family by family ---------------------------------------------
 
 GENERATIONS = (("Ampere", ("A100", "Ampere")), ("Hopper", ("H100", "H200")), ("Blackwell", ("B200", "GB200")))
@@ -192,7 +191,6 @@ def ablation_by_family(errors: pd.DataFrame | None = None) -> pd.DataFrame:
                 line[f"{v}_signed"] = 100.0 * speed.loc[part.index, v].median()
             out.append(line)
     return pd.DataFrame(out).set_index("family")
-
 
 
 # -- leave one source out, switch by switch -----------------------------------------------------------
@@ -263,7 +261,7 @@ def gemm_rates(row: str) -> tuple[float, float, float]:
     GEMMs on one GPU, TFLOP/s, for one micro-batch of one layer, forward and both gradients.
 
     Today: ``P · η(h) · k`` (``predict.kernel_share`` at the Hopper efficiency on a peak above 400 TFLOP/s,
-    ``k = 2·fp8_efficiency`` with FP8). Kernel path: ``Σ 6·M·N·K / Σ (t(M,N,K) + t(M,K,N) + t(K,N,M))``
+    else the Ampere one; ``k = 2·fp8_efficiency`` with FP8). ``ValueError`` for a part without a GEMM table. Kernel path: ``Σ 6·M·N·K / Σ (t(M,N,K) + t(M,K,N) + t(K,N,M))``
     over ``kernels.layer_gemm_shapes`` with ``gemm.gemm_time``. The FLOP ratio sets ``Σ 2·M·N·K`` against
     ``T/t · layer_flops`` (linear): 1 when the kernel path counts the analytic work."""
     run = m.run_config(row, accepts=predict_run)
@@ -281,7 +279,9 @@ def gemm_rates(row: str) -> tuple[float, float, float]:
     tokens = run["microbatch"] * run["seq_len"] / run.get("cp", 1)
     analytic = tokens / tp * layer_flops(hidden=h, seq_len=run["seq_len"], ffn_hidden=f, kv_share=kv,
                                          gated_mlp=gated)[0]
-    eta = kernel_share(h, efficiency=KERNEL_EFFICIENCY_HOPPER, half_width=KERNEL_HALF_WIDTH)
+    hopper = run["peak_tflops"] > 400.0  # as inputs.Constants.efficiency picks it
+    eta = kernel_share(h, efficiency=KERNEL_EFFICIENCY_HOPPER if hopper else KERNEL_EFFICIENCY,
+                       half_width=KERNEL_HALF_WIDTH)
     today = run["peak_tflops"] * eta * (2.0 * FP8_GEMM_EFFICIENCY if fp8 else 1.0)
     return today, 3.0 * flops / seconds / 1e12, flops / analytic
 
