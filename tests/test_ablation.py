@@ -73,7 +73,8 @@ def test_a_row_family_is_its_generation_and_precision(gpu_type, precision, famil
     assert ablation.row_family(gpu_type, precision) == family
 
 
-@pytest.mark.parametrize("gpu_type, precision, name", [("MI300X", "bf16", "gpu_type"), ("H100-SXM5-80GB", "fp4", "precision")])
+@pytest.mark.parametrize("gpu_type, precision, name",
+                         [("MI300X", "bf16", "gpu_type"), ("H100-SXM5-80GB", "fp4", "precision")])
 def test_a_row_outside_the_families_is_refused_by_name(gpu_type, precision, name):
     with pytest.raises(ValueError, match=f"^{name} must"):
         ablation.row_family(gpu_type, precision)
