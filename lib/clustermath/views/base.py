@@ -477,9 +477,13 @@ class LiveFigure(Framed, W.VBox):
     ``encoding`` (True) says whether an update encodes the canvas into the
     picture; ``frames.py`` turns it off while it reads the canvas's pixels
     (the same pixels the PNG would hold) for the static site's frames.
+    ``drawing`` (True) says whether an update computes and draws at all (after
+    moving the floors); ``frames.py`` turns it off while it only reads which
+    options the controls offer, and updates once when it turns it back on.
     """
 
     encoding = True
+    drawing = True
 
     def __init__(
         self,
@@ -616,6 +620,8 @@ class LiveFigure(Framed, W.VBox):
                 slider.min = low  # clamps the value; a change re-enters update()
                 if raised:
                     return
+        if not self.drawing:
+            return
         start, cpu_start = time.perf_counter(), time.process_time()
         result = self.compute()
         self.table.value = self.table_html(result)
