@@ -304,3 +304,19 @@ def test_queue_stepper_caps_each_port():
     assert not queue_at(71.9).rate_cut
     with pytest.raises(ValueError, match="^time_us "):
         queue_at(-1)
+
+
+def test_the_replicas_slider_is_log_scaled_with_the_chapters_values_as_stops():
+    """34 stops instead of 1,023 (each a frame of the static page); the default 512, the chapter's
+    worked split (TP8 × PP8 × DP512) and every power of two from 2 to 1,024 stay reachable."""
+    import ipywidgets as W
+    from clustermath.views import fabric_designs as views
+
+    e = views.traffic_explorer()
+    dp = e.controls["dp"]
+    values = [v for _, v in dp.options]
+    assert isinstance(dp, W.SelectionSlider) and dp.value == 512 and dp.label == "512"
+    assert values[0] == 2 and values[-1] == 1024 and len(values) == 34
+    assert {2 ** k for k in range(1, 11)} <= set(values)
+    assert max(b / a for a, b in zip(values, values[1:])) <= 1.5
+    assert "dp=512" in e.report()

@@ -11,8 +11,9 @@ pytest.importorskip("ipywidgets")
 from clustermath.scaleup.ring_builder import draw_failures, ring_builder, ring_layout  # noqa: E402
 from clustermath.scaleup.domains import synthetic_fault_trace  # noqa: E402
 from clustermath.views.scaleup import (  # noqa: E402
-    PRESETS, WINDOW, _window, _window_geometry, figure_cut_waste, figure_design, figure_fault_trace,
-    figure_fragmentation, figure_k_hop_ring, figure_ocstrx, figure_tor_wiring, ring_explorer,
+    FAULT_STEP, PRESETS, WINDOW, _window, _window_geometry, figure_cut_waste, figure_design, figure_fault_trace,
+    figure_fragmentation, figure_k_hop_ring, figure_ocstrx, figure_tor_wiring, fault_stops,
+    ring_explorer,
 )
 
 
@@ -33,13 +34,25 @@ def test_presets_set_the_trace_rates():
     assert "7.22%" in x.report()
 
 
+def test_fault_stops_keep_no_faults_and_land_every_preset():
+    x = ring_explorer()
+    values = [v for _, v in x.controls["fault_pct"].options]
+    assert values == fault_stops() and values[0] == 0.0 and values[-1] == 15.0
+    assert set(PRESETS.values()) <= set(values) and len(values) == 15 / FAULT_STEP + 1 + len(PRESETS)
+    assert max(b - a for a, b in zip(values, values[1:])) <= FAULT_STEP + 1e-12
+    assert x.controls["fault_pct"].label == "2.33" and x.controls["fault_pct"].options[0][0] == "0.00"
+    x.controls["fault_pct"].value = 0.0  # no faults stays reachable
+    assert "nodes 0.00% faulty" in x.report() and ring_builder(0.0, 4, 32, 3).ring_cuts == 0
+    assert 2.34 in fault_stops(2.34) and 2.34 not in values  # a default off the grid becomes a stop
+
+
 def test_every_slider_combination_is_a_legal_input():
     x = ring_explorer()
     c = x.controls
     for r, tp, k in itertools.product(range(c["gpus_per_node"].min, c["gpus_per_node"].max + 1, c["gpus_per_node"].step),
                                       range(c["tp"].min, c["tp"].max + 1, c["tp"].step), range(1, 5)):
         assert tp % r == 0
-        ring_builder(c["fault_pct"].max / 100, r, tp, k)
+        ring_builder(c["fault_pct"].options[-1][1] / 100, r, tp, k)
 
 
 def test_a_bound_above_100_percent_is_flagged():

@@ -311,6 +311,37 @@ def test_pictures_are_overlays_unless_they_cannot_be(tmp_path):
     assert pictures.file(png(clear)).startswith("full-")
 
 
+def test_an_overlay_is_hashed_by_the_box_it_draws_in():
+    """Two overlays share a file exactly when their pixels are equal: the digest reads the box that holds
+    every drawn pixel, with the box and the picture's size."""
+    base = np.full((6, 9, 4), 255, dtype=np.uint8)
+    one, two, far = base.copy(), base.copy(), base.copy()
+    one[1, 2] = one[4, 6] = (0, 0, 0, 255)
+    two[1, 2] = two[4, 6] = (0, 0, 0, 255)
+    far[1, 2] = far[4, 7] = (0, 0, 0, 255)  # the same pixels, one of them a column further
+    (layer, box), again, moved = F._overlay_box(base, one), F._overlay_box(base, two), F._overlay_box(base, far)
+    assert box == (1, 5, 2, 7) and np.array_equal(layer, F.overlay(base, one))
+    assert (layer[..., 3] > 0).sum() == 2 and F._overlay_box(base, base) is None and F.overlay(base, base) is None
+    assert F._digest(layer, box) == F._digest(*again) != F._digest(*moved)
+    shifted = np.zeros((6, 10, 4), dtype=np.uint8)  # the same box of pixels in a wider picture
+    shifted[:, :9] = layer
+    assert F._digest(shifted, box) != F._digest(layer, box) and F._digest(layer) != F._digest(layer, box)
+
+
+def test_reading_each_runs_options_draws_nothing(monkeypatch):
+    """The run picker's options per run are read with the explorer still (it draws once, after)."""
+    e = FACTORIES["validation:published_run"]()
+    controls, _ = F.controls_of(e)
+    by = F._by(e, controls)
+    drawn = []
+    real = e.compute
+    monkeypatch.setattr(e, "compute", lambda: drawn.append(1) or real())
+    before = e.picture.value
+    per_run = F._runs_of(e, controls, by)
+    assert len(per_run) == len(controls[by].values) and drawn == [1] and e.drawing is True
+    assert e.picture.value == before
+
+
 def test_a_control_another_retargets_is_detached(tmp_path, monkeypatch):
     """Chapter 6's run picker gives each run its own micro-batches: framed one control at a time from
     the page's defaults (not per run), moving it detaches that slider (its index means nothing on the

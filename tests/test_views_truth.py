@@ -31,7 +31,7 @@ from clustermath.peak.worked_tables import TABLES
 from clustermath.labels import WORDS, words
 from clustermath import WINGS
 from clustermath.views import peak, placement, reliability
-from clustermath.views.base import OVER, ModelView, flags, ladder, table
+from clustermath.views.base import OVER, ModelView, Slider, flags, ladder, table
 
 REPO = Path(__file__).resolve().parent.parent
 FACTORIES = {**{f"{wing}:{k}": v for wing in WINGS
@@ -245,6 +245,30 @@ def test_log_stops():
     assert {1024, 4096, 16_384} <= set(stops)
     ratios = [b / a for a, b in zip(stops, stops[1:])]
     assert max(ratios) <= 1.35
+
+
+def test_slider_stops_give_a_selection_slider_read_out_with_its_format():
+    w = Slider("x", 0.0, 1.0, 0.25, readout_format=".2f", stops=(0.0, 0.25, 0.5, 1.0)).widget({}, W.Layout())
+    assert isinstance(w, W.SelectionSlider) and w.value == 0.25
+    assert w.options == (("0.00", 0.0), ("0.25", 0.25), ("0.50", 0.5), ("1.00", 1.0))
+    ints = Slider("n", 1, 1000, 10, stops=(1, 10, 1000)).widget({}, W.Layout())
+    assert [label for label, _ in ints.options] == ["1", "10", "1,000"]
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(value=0.3), "value must be one of the stops of slider 'x', got 0.3"),
+    (dict(stops=(0.0, 0.5, 0.25, 1.0)), "stops must be sorted and unique for slider 'x'"),
+    (dict(stops=(0.0, 0.5, 0.5, 1.0)), "stops must be sorted and unique for slider 'x'"),
+    (dict(stops=(0.25, 0.5, 1.0)), "stops must run from low 0.0 to high 1.0 for slider 'x'"),
+    (dict(stops=(0.0, 0.25, 0.5)), "stops must run from low 0.0 to high 1.0 for slider 'x'"),
+    (dict(stops=()), "stops must run from low 0.0 to high 1.0 for slider 'x'"),
+    (dict(readout_format=".1f", stops=(0.0, 0.21, 0.25, 1.0)), "stops must read out differently"),
+    (dict(log=True), "stops of slider 'x' cannot be combined with log or choices"),
+])
+def test_slider_stops_refuse_bad_lists(kwargs, message):
+    args = dict(value=0.25, readout_format=".2f", stops=(0.0, 0.25, 0.5, 1.0)) | kwargs
+    with pytest.raises(ValueError, match=re.escape(message)):
+        Slider("x", 0.0, 1.0, **args)
 
 
 def test_defaults_sit_inside_linear_ranges(explorers):

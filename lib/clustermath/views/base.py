@@ -308,6 +308,11 @@ Setup = Callable[[Axes], Updater]
 the explorer redraws the frame before blitting."""
 
 
+def _readout(value: float, readout_format: str) -> str:
+    """A stop of a ``SelectionSlider`` as its readout shows it: an integer with thousands separators."""
+    return format(value, ",") if isinstance(value, int) else format(value, readout_format)
+
+
 class Slider:
     """A slider specification: port name, range, step, default and an optional label.
 
@@ -317,20 +322,38 @@ class Slider:
     evenly spaced on a log scale, for ranges that span decades. ``choices``
     names the stops of an integer port that picks one of several things (a
     design, a pattern): the slider then reads out the name, not the index.
+    ``stops`` lists the values a ``SelectionSlider`` offers, from ``low`` to
+    ``high``, sorted and unique, read out with ``readout_format``: a coarser
+    grid than ``step`` that still holds the values that matter (0, presets),
+    so a static page needs fewer frames (``frames.py`` computes one per stop).
     The label defaults to the port in words, with its unit
     (``clustermath.labels``).
     """
 
     def __init__(self, port: str, low: float, high: float, value: float, step: float = 1,
                  label: str | None = None, readout_format: str = ".3g", log: bool = False,
-                 choices: Sequence[str] | None = None):
+                 choices: Sequence[str] | None = None, stops: Sequence[float] | None = None):
+        if stops is not None:
+            stops = tuple(stops)
+            if log or choices is not None:
+                raise ValueError(f"stops of slider {port!r} cannot be combined with log or choices")
+            if not stops or stops[0] != low or stops[-1] != high:
+                raise ValueError(f"stops must run from low {low} to high {high} for slider {port!r}, "
+                                 f"got {stops[:1]}..{stops[-1:]}")
+            if any(b <= a for a, b in zip(stops, stops[1:])):
+                raise ValueError(f"stops must be sorted and unique for slider {port!r}")
+            if value not in stops:
+                raise ValueError(f"value must be one of the stops of slider {port!r}, got {value}")
+            if len({_readout(v, readout_format) for v in stops}) != len(stops):
+                raise ValueError(f"stops must read out differently with readout_format {readout_format!r} "
+                                 f"for slider {port!r}")
         if choices is not None and (len(choices) != high - low + 1 or step != 1 or log):
             raise ValueError(f"choices must name each of the stops {low}..{high} of slider {port!r} "
                              f"(step 1, not log), got {len(choices)} names")
         if not low <= value <= high:
             raise ValueError(f"value must be in {low}..{high} for slider {port!r}, got {value}")
         steps = (value - low) / step if step > 0 else -1.0
-        if not log and (step <= 0 or abs(steps - round(steps)) > 1e-9):
+        if not log and stops is None and (step <= 0 or abs(steps - round(steps)) > 1e-9):
             raise ValueError(f"step must be > 0 and put {value} on the slider's grid "
                              f"{low}, {low + step}, ... for slider {port!r}, got step {step}")
         self.port, self.low, self.high, self.value, self.step = port, low, high, value, step
@@ -338,6 +361,7 @@ class Slider:
         self.readout_format = readout_format
         self.log = log
         self.choices = tuple(choices) if choices is not None else None
+        self.stops = stops
 
     @property
     def is_float(self) -> bool:
@@ -349,9 +373,9 @@ class Slider:
             options = [(name, int(self.low) + i) for i, name in enumerate(self.choices)]
             return W.SelectionSlider(options=options, value=self.value, description=self.label,
                                      tooltip=self.label, continuous_update=True, style=style, layout=layout)
-        if self.log:
-            stops = ladder(self.low, self.high, self.value, integer=not self.is_float)
-            options = [(format(v, ",") if isinstance(v, int) else format(v, self.readout_format), v) for v in stops]
+        if self.log or self.stops is not None:
+            stops = self.stops or ladder(self.low, self.high, self.value, integer=not self.is_float)
+            options = [(_readout(v, self.readout_format), v) for v in stops]
             return W.SelectionSlider(options=options, value=self.value, description=self.label,
                                      tooltip=self.label, continuous_update=True, style=style, layout=layout)
         common = dict(value=self.value, min=self.low, max=self.high, step=self.step, description=self.label,
@@ -453,9 +477,13 @@ class LiveFigure(Framed, W.VBox):
     ``encoding`` (True) says whether an update encodes the canvas into the
     picture; ``frames.py`` turns it off while it reads the canvas's pixels
     (the same pixels the PNG would hold) for the static site's frames.
+    ``drawing`` (True) says whether an update computes and draws at all (after
+    moving the floors); ``frames.py`` turns it off while it only reads which
+    options the controls offer, and updates once when it turns it back on.
     """
 
     encoding = True
+    drawing = True
 
     def __init__(
         self,
@@ -592,6 +620,8 @@ class LiveFigure(Framed, W.VBox):
                 slider.min = low  # clamps the value; a change re-enters update()
                 if raised:
                     return
+        if not self.drawing:
+            return
         start, cpu_start = time.perf_counter(), time.process_time()
         result = self.compute()
         self.table.value = self.table_html(result)

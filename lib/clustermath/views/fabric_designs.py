@@ -382,7 +382,7 @@ def traffic_explorer() -> ModelView:
     """Panel 13.6: GPT-3 175B's per-GPU bytes by parallelism, from chapter 3's ``step_traffic``."""
     return ModelView(
         gpt3_traffic, [Slider("tp", 1, 16, 8, label="tensor parallel"), Slider("pp", 1, 16, 8, label="pipeline stages"),
-                       Slider("dp", 2, 1024, 512, label="replicas"),
+                       Slider("dp", 2, 1024, 512, label="replicas", log=True),
                        Slider("microbatches", 1, 16, 1, label="microbatches per step")],
         view_traffic, formats={k: _gigabytes for k in
                                ("tp_bytes_per_gpu", "pp_bytes_per_gpu", "dp_bytes_per_gpu", "dp_reduce_bytes_per_gpu")},
