@@ -329,6 +329,25 @@ CLOSE_DRAWERS_JS = """() => {
 }"""
 
 
+# Resolves once no finite CSS transition or animation is running (a drawer sliding in or out, a
+# dialog's fade), checked each frame from the next one on; infinite ones (spinners) are ignored.
+SETTLED_JS = """(limit) => new Promise(resolve => {
+  const start = performance.now();
+  const busy = () => document.getAnimations().some(a => a.playState === 'running'
+      && a.effect && a.effect.getComputedTiming().endTime !== Infinity);
+  const tick = () => (!busy() || performance.now() - start > limit)
+      ? resolve(performance.now() - start) : requestAnimationFrame(tick);
+  requestAnimationFrame(() => requestAnimationFrame(tick));
+})"""
+SETTLE_LIMIT_MS = 2000  # the theme's drawer transitions take 200-300 ms
+
+
+def wait_settled(page) -> float:
+    """Wait until the page's transitions have ended (two frames at least, SETTLE_LIMIT_MS at most):
+    the drawers' CSS transitions, instead of a fixed wait. Returns the milliseconds waited."""
+    return page.evaluate(SETTLED_JS, SETTLE_LIMIT_MS)
+
+
 def visible_toggle(page, cls: str):
     """The visible button of that class (theme headers hold several), or None."""
     for b in page.query_selector_all(f"button.{cls}, label.{cls}"):
@@ -356,20 +375,20 @@ def check_drawers(page) -> dict:
             out[which] = {"button": True, "before": before, "after": before,
                           "error": str(exc).splitlines()[0]}
             continue
-        page.wait_for_timeout(400)  # the drawers' CSS transition
+        wait_settled(page)  # the drawers' CSS transition
         after = page.evaluate(DRAWERS_JS, which)
         out[which] = {"button": True, "before": before, "after": after}
         # Put it back: close a modal drawer (0.16+) or untick the drawer checkbox (0.15),
         # else re-toggle a sidebar.
         page.keyboard.press("Escape")
         page.evaluate(CLOSE_DRAWERS_JS)
-        page.wait_for_timeout(400)
+        wait_settled(page)
         if page.evaluate(DRAWERS_JS, which) != before:
             b = visible_toggle(page, cls)
             if b is not None:
                 try:
                     b.click(timeout=3000)
-                    page.wait_for_timeout(400)
+                    wait_settled(page)
                 except Exception:
                     pass
     return out
@@ -465,3 +484,21 @@ def visit_page(context, base: str, rel: str, *, axe: bool = False,
     finally:
         page.close()
     return out
+
+
+# The groups of tests one pytest-xdist worker runs together (conftest.py's scheduler says why).
+ONE_WORKER_MODULES = ("test_frames.py", "test_checks_catch_defects.py")
+PAGE_MODULES = ("test_pages.py",)
+
+
+def xdist_group_of(nodeid: str, pages: list[str]) -> str | None:
+    """The group of tests one worker runs together, or None where any worker may run the test."""
+    module = nodeid.split("::", 1)[0].rsplit("/", 1)[-1]
+    if module in ONE_WORKER_MODULES:
+        return module
+    if module in PAGE_MODULES and nodeid.endswith("]") and "[" in nodeid:
+        params = nodeid[nodeid.index("[") + 1: -1]
+        for page in pages:
+            if params == page or params.startswith(page + "-") or params.endswith("-" + page):
+                return "page:" + page
+    return None

@@ -4,10 +4,15 @@ widths) and kept for every test that asks about it.
 
 Run after the book is built (`make build-check` or `make book`); set
 BOOK_HTML_DIR to check a build elsewhere. See browsing.py.
+
+`make browser-check` runs them on two pytest-xdist workers (`-n 2 --dist loadgroup`): the tests that
+share a visit or a module's state are one group, run by one worker (pytest_collection_modifyitems),
+and each worker hands what the terminal summary reports to the controller (workeroutput).
 """
 
 from __future__ import annotations
 
+import json
 import sys
 from collections import Counter
 from pathlib import Path
@@ -26,7 +31,7 @@ def _built() -> bool:
 
 @pytest.fixture(scope="session")
 def site():
-    """Yield visit(page) -> {width: Visit}; each page is loaded once per session."""
+    """Yield visit(page) -> {width: Visit}; each page is loaded once per session (per worker)."""
     if not _built():
         pytest.skip(f"the book is not built ({browsing.HTML_DIR} has no index.html)")
     if not Path(browsing.CHROMIUM).exists():
@@ -53,18 +58,95 @@ def site():
 _AXE: dict[str, dict] = {}
 _CONTRAST: dict[str, dict] = {}
 _SECONDS: Counter = Counter()
+# test_frames.py's key-press-to-picture times and test_frames_pixel_ratio.py's results, gathered from
+# this process's modules at the session's end and, under xdist, from every worker's
+_LATENCY: dict[str, list[float]] = {"first": [], "later": []}
+_RATIOS: dict[float, list[dict]] = {}
+_RATIO_SECONDS: dict[float, float] = {}
+
+
+# -- pytest-xdist ------------------------------------------------------------------------------------
+# Under `--dist loadgroup` the controller hands each worker whole groups of tests: every test of
+# test_pages.py on one page (they share its one visit through `site`, so each page is visited once
+# overall, by the worker that runs its group), and each module whose tests share one visit or one
+# module's state: test_frames.py (test_moves_are_quick judges the latency of every move of the module,
+# in the same process, after them) and test_checks_catch_defects.py (one planted visit). Every other
+# test goes to whichever worker is free. xdist 3.8 groups by xdist_group marks through the item's
+# `_nodeid`, which pytest 9.2 no longer reads, so the grouping is this scheduler's, from the node ids
+# (browsing.xdist_group_of).
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    pages = browsing.toc_pages()
+
+    class PageGroups(LoadScopeScheduling):
+        """xdist's scope scheduling (whole groups to a worker, in collection order with
+        --no-loadscope-reorder), its scopes this file's groups."""
+
+        def _split_scope(self, nodeid: str) -> str:
+            return browsing.xdist_group_of(nodeid, pages) or nodeid
+
+    return PageGroups(config, log)
+
+
+def _gather_modules() -> None:
+    """This process's module state into the summary's (once, at the session's end)."""
+    frames = sys.modules.get("test_frames")
+    if frames is not None:
+        for k in _LATENCY:
+            _LATENCY[k] += frames.LATENCY[k]
+    ratios = sys.modules.get("test_frames_pixel_ratio")
+    if ratios is not None:
+        _RATIOS.update(ratios.RESULTS)
+        _RATIO_SECONDS.update(ratios.SECONDS)
+
+
+def _summary_state() -> dict:
+    return {"axe": _AXE, "contrast": _CONTRAST, "seconds": dict(_SECONDS), "latency": _LATENCY,
+            "ratios": [[r, _RATIOS[r], _RATIO_SECONDS.get(r, 0.0)] for r in _RATIOS]}
+
+
+def _merge_summary_state(state: dict) -> None:
+    _AXE.update(state["axe"])
+    _CONTRAST.update(state["contrast"])
+    _SECONDS.update(state["seconds"])
+    for k in _LATENCY:
+        _LATENCY[k] += state["latency"][k]
+    for ratio, results, seconds in state["ratios"]:
+        _RATIOS[ratio] = results
+        _RATIO_SECONDS[ratio] = seconds
+
+
+def pytest_sessionfinish(session):
+    _gather_modules()
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:  # an xdist worker: the controller prints the summary
+        workeroutput["browser_summary"] = json.dumps(_summary_state())
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """xdist's controller: a worker finished; take its part of the summary."""
+    state = getattr(node, "workeroutput", {}).get("browser_summary")
+    if state:
+        _merge_summary_state(json.loads(state))
 
 
 def pytest_terminal_summary(terminalreporter):
-    frames = sys.modules.get("test_frames")
-    if frames is not None and frames.LATENCY["later"]:
+    if _LATENCY["later"]:
+        import test_frames
+
         terminalreporter.section("explorers moved on the static pages (tests/browser/test_frames.py)")
-        terminalreporter.write_line(frames.latency_report())
-    ratios = sys.modules.get("test_frames_pixel_ratio")
-    if ratios is not None and ratios.RESULTS:
+        terminalreporter.write_line(test_frames.latency_report(_LATENCY))
+    if _RATIOS:
+        import test_frames_pixel_ratio
+
         terminalreporter.section("explorer pictures at pixel ratios (tests/browser/test_frames_pixel_ratio.py)")
-        for ratio in sorted(ratios.RESULTS):
-            terminalreporter.write_line(ratios.report(ratio))
+        for ratio in sorted(_RATIOS):
+            terminalreporter.write_line(test_frames_pixel_ratio.report(ratio, _RATIOS, _RATIO_SECONDS))
     if not _AXE:
         return
     rules: Counter = Counter()

@@ -378,8 +378,9 @@ def test_every_control_moves_its_explorer(browser_and_base, page_rel):
     assert not bad, f"{page_rel}:" + "".join(f"\n  {b}" for b in bad[:12])
 
 
-def latency_report() -> str:
-    later, first = LATENCY["later"], LATENCY["first"] or [0.0]
+def latency_report(latency: dict[str, list[float]] = LATENCY) -> str:
+    """The median, p95 and largest key-press-to-picture time (ms) of the moves in ``latency``."""
+    later, first = latency["later"], latency["first"] or [0.0]
     p95 = sorted(later)[int(0.95 * (len(later) - 1))]
     return (f"frame shown after a key press: median {statistics.median(later):.1f} ms, p95 {p95:.1f} ms, "
             f"max {max(later):.1f} ms over {len(later)} moves; an explorer's first move (loading its frames): "

@@ -215,12 +215,13 @@ def browser_and_base():
         yield browser, base
 
 
-def report(ratio: float) -> str:
-    found = RESULTS.get(ratio, [])
+def report(ratio: float, results: dict[float, list[dict]] = RESULTS, seconds: dict[float, float] = SECONDS) -> str:
+    """One line on the explorers compared at this pixel ratio (from ``results`` and ``seconds``)."""
+    found = results.get(ratio, [])
     return (f"pixel ratio {ratio:g}: {sum(r['max'] > MAX_OFF or r['mean'] >= MEAN_OFF for r in found)} of "
             f"{len(found)} explorers moved differ from their frame drawn alone; largest difference "
             f"{max((r['max'] for r in found), default=0)} levels, largest mean "
-            f"{max((r['mean'] for r in found), default=0):.3f}; {SECONDS.get(ratio, 0):.1f} s")
+            f"{max((r['mean'] for r in found), default=0):.3f}; {seconds.get(ratio, 0):.1f} s")
 
 
 def chosen(keys: list[str]) -> list[str]:
