@@ -19,7 +19,7 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 REPO = Path(__file__).resolve().parent.parent
-TEST_TOOLS = {"pytest", "nbval", "playwright", "axe-playwright-python", "hypothesis", "mutmut"}
+TEST_TOOLS = {"pytest", "pytest-xdist", "nbval", "playwright", "axe-playwright-python", "hypothesis", "mutmut"}
 RUNS_TEST_TOOLS = re.compile(r"-m pytest|tools/(pdf|live_kernel|lab_check|screenshots|bench_widgets)\.py|mutants/run\.py")
 
 
