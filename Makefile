@@ -232,7 +232,7 @@ VOILA_PKGS    := voila==0.5.13
 # tests/browser/conftest.py groups them and prints the workers' summaries). Then, in one process,
 # test_frames.py, whose latency budget (median key press to picture under 100 ms) a second worker
 # beside it would judge the machine's load, and the defect drill (never in test_pages.py's call).
-BROWSER_XDIST := -n 2 --dist loadgroup --no-loadscope-reorder
+BROWSER_XDIST := -n $(PYTEST_JOBS) --dist loadgroup --no-loadscope-reorder
 browser-check: $(TEST_STAMP)
 	$(BIN)/python -m pytest -q $(BROWSER_XDIST) tests/browser --ignore=tests/browser/test_pdf.py \
 	  --ignore=tests/browser/test_frames.py --ignore=tests/browser/test_checks_catch_defects.py -p no:cacheprovider -rxXf
