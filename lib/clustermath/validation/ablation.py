@@ -33,7 +33,7 @@ linear layers' precision (``row_family``), the median |error| and the median sig
 ``kernel_gap``: why ``kernels`` comes out 30–45% fast on the Megatron-Core rows on H100. No FLOP is
 missing (a layer's GEMMs from ``kernels.layer_gemm_shapes``, forward and both gradients, carry exactly
 ``predict.layer_flops``' linear count; bubble, recomputation and output layer are charged alike); the
-rate differs: the GEMM tables give those rows' linear layers 1.4–1.5 times the rate today's model keeps,
+rate differs: the GEMM tables give those rows' linear layers 1.4–1.6 times the rate today's model keeps,
 whose Hopper efficiency was fitted on a training row (``efficiency_ratio``: 0.71 of the tables' η). The
 gap is no larger on narrow models, so it is not memory-bound work left out; it is what a training step
 loses between and beside its GEMMs, which the kernel path may not learn from a training row (issue 43's
