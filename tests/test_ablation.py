@@ -23,8 +23,11 @@ def test_variants_switch_what_they_say():
     assert ablation.ablation_config("by_name", "nemo24-llama2-70b-64")["gpu"] == "H100-SXM5-80GB"
     assert "peak_tflops" not in ablation.ablation_config("by_name", "nemo24-llama2-70b-64")
     assert ablation.ablation_config("kernels", "nemo24-llama2-70b-64")["kernels"] is True
-    assert ablation.ablation_config("kernels", "nar21-t1-02") == {
-        **ablation.ablation_config("today", "nar21-t1-02"), "causal_attention": True}  # A100: no GEMM table
+    assert ablation.ablation_config("kernels", "nar21-t1-02") == ablation.ablation_config(
+        "today", "nar21-t1-02")  # A100: no GEMM table, attention causal as today
+    assert ablation.ablation_config("full_attention", "nar21-t1-02") == {
+        **ablation.ablation_config("today", "nar21-t1-02"), "causal_attention": False}  # the old default
+    assert "causal_attention" not in ablation.ablation_config("today", "nar21-t1-02")  # causal is the default
     # FlashAttention's rates by the stack: Transformer Engine's fused attention as FA3, others FA2, Blackwell none
     assert ablation.ablation_config("kernels_fa", "nemo24-llama2-70b-64")["attention_kernel"] == "fa3"
     assert ablation.ablation_config("kernels_fa", "titan24-t1-8b-compile")["attention_kernel"] == "fa2"
@@ -60,9 +63,9 @@ def test_the_kernel_gap_is_a_rate_not_missing_flops():
     assert not any(r.startswith(("mosaic", "titan", "llama3")) for r in rows)  # not Megatron-Core
     today, kernel, flops = ablation.gemm_rates("nemo24-llama2-70b-64")
     assert flops == pytest.approx(1.0, abs=1e-12)
-    assert today == pytest.approx(989 * 0.608 * 8192 / (8192 + 51) * 1.6, rel=1e-9)  # η(h)·peak·2·0.8
+    assert today == pytest.approx(989 * 0.607 * 8192 / (8192 + 204) * 1.6, rel=1e-9)  # η(h)·peak·2·0.8
     assert 1.3 < kernel / today < 1.6
-    assert ablation.efficiency_ratio() == pytest.approx(0.608 / 0.8544)
+    assert ablation.efficiency_ratio() == pytest.approx(0.607 / 0.8544)
 
 
 @pytest.mark.parametrize("gpu_type, precision, family", [
@@ -107,12 +110,12 @@ def test_loso_today_is_holdouts_own_and_a_switch_refits_only_the_solved_constant
     measured = holdout.residuals("throughput").at["bloom22-176b", "measured"]
     theirs = holdout.predicted_value(predict_run(**run), "bloom22-176b") / measured - 1
     assert mine.at["bloom22-176b", "error"] == pytest.approx(theirs, abs=1e-12)
-    assert abs(theirs) == pytest.approx(0.09305, abs=5e-5)  # chapter 6: BLOOM left out, 9.305%
-    today, causal = (dict(ablation._loso_constants(v, source)) for v in ("today", "causal"))
-    assert today.keys() == causal.keys()
-    moved = {k for k in today if abs(causal[k] - today[k]) > 1e-9}
+    assert abs(theirs) == pytest.approx(0.09358, abs=5e-5)  # chapter 6: BLOOM left out, 9.358%
+    today, full = (dict(ablation._loso_constants(v, source)) for v in ("today", "full_attention"))
+    assert today.keys() == full.keys()
+    moved = {k for k in today if abs(full[k] - today[k]) > 1e-9}
     assert moved and moved <= {c.constant for c in ablation.CALIBRATION if c.run}
-    table = ablation.loso_by_variant(("today", "causal"), sources=(source,))
+    table = ablation.loso_by_variant(("today", "full_attention"), sources=(source,))
     assert table.at["today", "worst_source"] == source
     assert table.at["today", "pooled"] == pytest.approx(100 * abs(mine.at["bloom22-176b", "error"]))
     with pytest.raises(ValueError, match="^variant must be one of"):

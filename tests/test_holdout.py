@@ -241,7 +241,9 @@ def test_every_published_run_stays_under_its_kernel_share(data):
         if config.get("precision") == "fp8" or config["peak_tflops"] > 400:   # the 8-bit peak; Hopper's η
             continue
         h = config["hidden"]
-        assert p.mfu <= p.hfu <= kernel_share(h) * (1 + 1e-12) <= KERNEL_EFFICIENCY * (1 + 1e-12)
+        full = predict_run(**run_config(rid, accepts=predict_run), causal_attention=False)  # HFU's full count
+        assert full.mfu <= full.hfu <= kernel_share(h) * (1 + 1e-12) <= KERNEL_EFFICIENCY * (1 + 1e-12)
+        assert p.compute_s <= full.compute_s
         assert p == predict_run(**run_config(rid, accepts=predict_run))
 
 

@@ -80,7 +80,8 @@ def test_full_recompute_is_narayanans_eq_3():
 SMALL = dict(layers=4, hidden=512, seq_len=3072, vocab=24_576, global_batch=8, microbatch=1, gpus=8,
              tp=2, pp=2, peak_tflops=100.0, scale_up_GBps=100.0, scale_out_GBps=10.0,
              kernel_efficiency=0.5, kernel_half_width=0.0, bus_efficiency_up=1.0, bus_efficiency_out=1.0,
-             straggler_cv=0.0, memory_TBps=INF, latency_s=0.0)
+             straggler_cv=0.0, memory_TBps=INF, latency_s=0.0,
+             causal_attention=False)  # the hand counts below take the attention products in full
 
 
 def test_small_run_by_hand():
@@ -144,7 +145,7 @@ def test_unlimited_bandwidth_leaves_compute_alone():
 def test_one_gpu_is_pure_compute():
     r = predict_run(layers=2, hidden=256, seq_len=128, vocab=1000, global_batch=4, microbatch=4, gpus=1,
                     tp=1, pp=1, peak_tflops=10, scale_up_GBps=1, scale_out_GBps=1, recompute="full",
-                    memory_TBps=INF)
+                    memory_TBps=INF, causal_attention=False)   # HFU on the full count: at most η(h)
     assert r.step_s == r.compute_s and r.dp == 1 and r.microbatches == 1
     assert (r.tp_comm_s, r.dp_comm_s, r.pp_comm_s, r.cp_comm_s, r.straggler_s) == (0, 0, 0, 0, 0)
     assert r.slowest_speed == 1.0
@@ -235,8 +236,8 @@ def test_kernel_share():
     assert kernel_share(1e12) == pytest.approx(KERNEL_EFFICIENCY)
     assert kernel_share(1000, efficiency=0.5, half_width=0) == 0.5
     assert kernel_share(2304, half_width=954) < kernel_share(20480, half_width=954) < KERNEL_EFFICIENCY
-    # the calibrated h½ is small: the narrowest 2021 model keeps 98% of η_∞
-    assert KERNEL_EFFICIENCY > kernel_share(2304) > 0.97 * KERNEL_EFFICIENCY
+    # the calibrated h½ is small: the narrowest 2021 model keeps 92% of η_∞
+    assert KERNEL_EFFICIENCY > kernel_share(2304) > 0.9 * KERNEL_EFFICIENCY
     for bad, message in (({"hidden": 0}, "hidden must be a number in (0, inf)"),
                          ({"efficiency": 1.5}, "efficiency must be a number in (0, 1]"),
                          ({"half_width": -1}, "half_width must be a number in [0, inf)")):
@@ -270,7 +271,7 @@ def test_defaults_are_their_calibration():
         if row.run:
             assert fits[row.constant].predicted == pytest.approx(row.measured) or fits[row.constant].at_bound
     h = fits["kernel_half_width"]
-    assert not h.at_bound and h.value < 100.0   # the memory-bound work explains nearly all of the width law
+    assert not h.at_bound and h.value < 300.0   # the memory-bound work explains most of the width law (η(2304) ≥ 0.88 η∞)
     assert not fits["kernel_efficiency"].at_bound
     assert fits["latency_s"].value == pytest.approx(47.54e-6 / 8)
     # three of the throughput rows, at most a fifth of them
@@ -342,7 +343,7 @@ def test_formula_errors_name_their_argument():
 
 
 def test_whole_floats_from_a_table_are_accepted():
-    as_floats = {k: float(v) if isinstance(v, int) else v for k, v in VALID.items()}
+    as_floats = {k: float(v) if isinstance(v, int) and not isinstance(v, bool) else v for k, v in VALID.items()}
     assert predict_run(**as_floats) == predict_run(**VALID)
     with pytest.raises(ValueError, match="^layers must be a whole number"):
         predict_run(**{**VALID, "layers": 4.5})
@@ -385,7 +386,8 @@ def runs(draw):
 @settings(max_examples=150, deadline=None)
 @given(runs())
 def test_parts_sum_and_mfu_is_bounded(run):
-    r = predict_run(**run)
+    r = predict_run(**run, causal_attention=False)   # the bound is on the full count
+    assert predict_run(**run).compute_s <= r.compute_s   # causal (the default) never takes longer
     assert all(getattr(r, k) >= 0 for k in PARTS)
     assert parts_sum(r) == pytest.approx(r.step_s, rel=1e-9)
     eta = run["kernel_efficiency"] if run["peak_tflops"] <= 400 else KERNEL_EFFICIENCY_HOPPER

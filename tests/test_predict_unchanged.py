@@ -4,7 +4,7 @@
 ``RunPrediction`` (each float by ``float.hex``, so equal digests mean bit-identical numbers) and
 its ``step_s`` for a reader. The cases: every throughput row of ``measurements.csv`` as
 ``holdout`` predicts it; the same rows under each ``ablation`` variant's switches (GPU by name,
-causal attention, kernels; defaults, not refitted); a grid of the stack's switches, recomputation
+full attention, kernels; defaults, not refitted); a grid of the stack's switches, recomputation
 and interleaving on three runs; and each calibrated constant moved off its default.
 
 Written once from the code before the change (``python tests/test_predict_unchanged.py --write``);
@@ -63,7 +63,7 @@ def cases() -> dict[str, dict]:
     out: dict[str, dict] = {}
     for rid in _rows():
         out[f"row:{rid}"] = m.run_config(rid, accepts=predict_run)
-        for variant in ("by_name", "causal", "kernels"):   # the variants there were when the store was written
+        for variant in ("by_name", "full_attention", "kernels"):
             out[f"{variant}:{rid}"] = ablation.ablation_config(variant, rid)
     for name in BASES:
         base = _base(name)
@@ -75,7 +75,7 @@ def cases() -> dict[str, dict]:
                 "precision": precision, "flash_attention": flash, "sequence_parallel": sp}
         for constant, value in CONSTANTS.items():
             out[f"const:{name}:{constant}"] = {**base, constant: value, "overlap": True}
-        out[f"causal:{name}"] = {**base, "causal_attention": True}
+        out[f"full:{name}"] = {**base, "causal_attention": False}
     base = _base("llama")
     for key in [*base, *CONSTANTS, "virtual_stages", "cp", "heads", "kv_heads", "ffn_hidden", "scale_up_gpus",
                 "memory_TBps", "gpu", "kernels", "causal_attention", "stack", "recompute"]:

@@ -2,12 +2,13 @@
 
 Each *variant* predicts every throughput row ``holdout`` counts as ``validation`` with one change:
 
-``today``     ``predict_run`` at its calibrated defaults (``holdout``'s own errors);
+``today``     ``predict_run`` at its calibrated defaults (``holdout``'s own errors; attention causal);
 ``by_name``   the GPU by name: a row's peak, NVLink, domain and HBM come from its ``gpu_type``'s
               ``Gpu`` record instead of the row's columns (rows on a part with no record unchanged);
-``causal``    ``causal_attention=True``: the attention products at half time;
+``full_attention`` ``causal_attention=False``: the attention products counted in full, the default
+              before issue 43 (twice a causal kernel's work);
 ``kernels``   ``kernels=True`` with the row's GPU (every GEMM timed from its shape by ``gemm_time``)
-              where the GPU has a GEMM table; elsewhere (A100) ``causal`` alone;
+              where the GPU has a GEMM table; elsewhere (A100) ``today`` unchanged;
 ``kernels_fa`` ``kernels`` with attention at a FlashAttention benchmark's rates (``attention_kernel``):
               ``fa3`` for a stack built on Transformer Engine (its cuDNN fused attention runs at
               FlashAttention-3's speed on long sequences), ``fa2`` for any other (flash-attn 2, PyTorch's
@@ -32,7 +33,7 @@ linear layers' precision (``row_family``), the median |error| and the median sig
 ``kernel_gap``: why ``kernels`` comes out 30–45% fast on the Megatron-Core rows on H100. No FLOP is
 missing (a layer's GEMMs from ``kernels.layer_gemm_shapes``, forward and both gradients, carry exactly
 ``predict.layer_flops``' linear count; bubble, recomputation and output layer are charged alike); the
-rate differs: the GEMM tables give those rows' linear layers 1.4–1.5 times the rate today's model keeps,
+rate differs: the GEMM tables give those rows' linear layers 1.4–1.6 times the rate today's model keeps,
 whose Hopper efficiency was fitted on a training row (``efficiency_ratio``: 0.71 of the tables' η). The
 gap is no larger on narrow models, so it is not memory-bound work left out; it is what a training step
 loses between and beside its GEMMs, which the kernel path may not learn from a training row (issue 43's
@@ -57,7 +58,7 @@ __all__ = ["ABLATIONS", "FAMILIES", "ablation_by_family", "ablation_config", "ab
            "efficiency_ratio", "gemm_rates", "kernel_gap", "kernel_gap_rows", "loso_by_variant", "loso_errors",
            "refit_for", "row_family", "speed_error"]
 
-ABLATIONS = ("today", "by_name", "causal", "kernels", "kernels_fa", "kernels_fp8", "dp_rings")
+ABLATIONS = ("today", "by_name", "full_attention", "kernels", "kernels_fa", "kernels_fp8", "dp_rings")
 """The variants, in the order the summary prints them."""
 
 _HARDWARE = ("peak_tflops", "scale_up_GBps", "scale_up_gpus", "memory_TBps")
@@ -77,8 +78,8 @@ def ablation_config(variant: str, row: str) -> dict:
         casts = variant == "kernels_fp8" and config.get("precision") == "fp8"
         return {**config, "kernels": True, "gpu": part, **({"attention_kernel": kernel} if fa else {}),
                 **({"fp8_casts": "dynamic" if "float8" in software else "te"} if casts else {})}
-    if variant in ("causal", "kernels", "kernels_fa", "kernels_fp8"):
-        return {**config, "causal_attention": True}
+    if variant == "full_attention":
+        return {**config, "causal_attention": False}
     if variant == "dp_rings":
         return {**config, "dp_latency": "rings_trees"}
     return config

@@ -282,20 +282,21 @@ _STACK_CHECKS = _checks(
 KERNEL_EFFICIENCY = 0.700
 """Share of the 16-bit peak the GEMMs sustain (fitted with KERNEL_HALF_WIDTH: CALIBRATION rows
 ``nar21-t2-04`` and ``nar21-t1-01``)."""
-KERNEL_EFFICIENCY_HOPPER = 0.608
+KERNEL_EFFICIENCY_HOPPER = 0.607
 """Share of the 16-bit peak a Hopper GPU's (H100's) GEMMs sustain, used for a peak above 400 TFLOP/s
 (fitted: CALIBRATION row ``mosaic23-h100-70b-s2048-g64``). Added after looking: the H100 rows came
 out too fast at ``KERNEL_EFFICIENCY``, and the constant was introduced then, its row picked by the
 Ampere rule. A plausible reason, not a measured one: a Hopper's GEMMs reach a smaller share of their
 peak than an Ampere's, the 700 W power limit holding the clocks below the boost clock the peak is
 quoted at."""
-KERNEL_HALF_WIDTH = 51.0
+KERNEL_HALF_WIDTH = 204.0
 """Hidden size at which the GEMMs reach half of ``KERNEL_EFFICIENCY`` (Hockney's n½). Fitted with
-KERNEL_EFFICIENCY, it lands near 0 (51, against hidden sizes of 2,304 and up: the 1.7 B row's GEMMs
-keep 98% of η_∞): once the memory-bound work of ``elementwise_bytes`` is counted, the narrow rows
-need almost no slower GEMMs; the width law of the 2021 runs is that traffic (their unfused softmax
-above all), not the GEMMs. (It sat at its bound 0 while the output layer was spread over every
-stage; on the last stage it takes time from the wide rows, and η_∞ rises to meet them.)"""
+KERNEL_EFFICIENCY, it stays small (204, against hidden sizes of 2,304 and up: the 1.7 B row's GEMMs
+keep 92% of η_∞): once the memory-bound work of ``elementwise_bytes`` is counted, the narrow rows
+need few slower GEMMs; the width law of the 2021 runs is mostly that traffic (their unfused softmax
+above all), not the GEMMs. With the attention products counted causal (the default since issue 43),
+a narrow row loses some of the attention time the full count gave it, and the fit takes a little
+of it back here (51 with the full count)."""
 BUS_EFFICIENCY_UP = 0.82
 """Ring all-reduce bus bandwidth over the scale-up link rate (CALIBRATION[2])."""
 BUS_EFFICIENCY_OUT = 0.80
@@ -322,7 +323,8 @@ collective's kernels occupy streaming multiprocessors and memory bandwidth while
 @dataclass(frozen=True, slots=True)
 class Constants:
     """The predictor's constants (defaults: the calibrated and stated values above) and its ways of
-    timing compute: ``causal_attention`` (the attention products at a causal kernel's half),
+    timing compute: ``causal_attention`` (default: the attention products at a causal kernel's half;
+    ``False``: in full),
     ``kernels`` (every GEMM timed from its shape by ``gemm.gemm_time``; needs a GPU with a table) and,
     with ``kernels``, ``attention_kernel`` (``fa2`` or ``fa3``: attention at a published FlashAttention
     benchmark's rates, ``kernels.attention_table_time``; ``None``: as two batched GEMMs) and
@@ -349,7 +351,7 @@ class Constants:
     dp_overlap: float = DP_OVERLAP
     straggler_cv: float = STRAGGLER_CV
     grad_bytes: float = GRAD_BYTES
-    causal_attention: bool = False
+    causal_attention: bool = True
     kernels: bool = False
     attention_kernel: str | None = None
     fp8_casts: str | None = None

@@ -62,8 +62,10 @@ bandwidths, ``grad_bytes = 4`` (FP32 gradient reduction, Megatron-LM's
 ``accumulate_allreduce_grads_in_fp32``) and ``PARAM_BYTES = 2``. The GPU by name (issue 43):
 ``gpu`` (a name of ``gpus.GPUS`` or a ``Gpu``) fills ``peak_tflops``, ``scale_up_GBps``,
 ``scale_up_gpus`` and ``memory_TBps`` where they are not given (``inputs.Hardware.of``).
-``causal_attention=True`` times the attention products as a causal kernel runs them, half the full
-products (``flop_counts.attention_flops``); the MFU and TFLOP/s keep the rows' own FLOP counts.
+``causal_attention`` (default ``True``, issue 43) times the attention products as a causal kernel
+runs them, half the full products (``flop_counts.attention_flops``), as every FlashAttention-style
+kernel does; ``causal_attention=False`` counts them in full, the default before. The MFU and TFLOP/s
+keep the rows' own FLOP counts.
 
 Impossible input raises ``ValueError`` naming the argument and its range, where the record holding
 it is made (``inputs``): counts below 1, ``gpus`` not a multiple of ``tp·pp·cp``, ``global_batch``
@@ -854,7 +856,7 @@ def predict_run(*, layers: int, hidden: int, seq_len: int, vocab: int, global_ba
                 fp8_efficiency: float = FP8_GEMM_EFFICIENCY, overlap_slowdown: float = OVERLAP_SLOWDOWN,
                 tp_overlap: float = 0.0, pp_overlap: float = 0.0, dp_overlap: float = DP_OVERLAP,
                 straggler_cv: float = STRAGGLER_CV, grad_bytes: float = GRAD_BYTES,
-                gpu: str | Gpu | None = None, kernels: bool = False, causal_attention: bool = False,
+                gpu: str | Gpu | None = None, kernels: bool = False, causal_attention: bool = True,
                 attention_kernel: str | None = None, fp8_casts: str | None = None,
                 dp_latency: str | None = None) -> RunPrediction:
     """Predict one training step of a dense transformer from keywords a reader can type by hand.
