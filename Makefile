@@ -76,7 +76,9 @@ test: $(TEST_STAMP) unit nbval build-check browser-check student-check pdf actio
 test: REUSE := 1
 
 # The pytest stages run on PYTEST_JOBS workers (pytest-xdist: unit 137 s in one process, 92 s on two on a
-# quiet two-core machine). nbval keeps each notebook in one worker (--dist loadfile): its cells share a kernel.
+# quiet two-core machine). nbval keeps each notebook in one worker (--dist loadfile): its cells share a kernel;
+# exercises-check each test file (its module fixtures grade whole batches: once, not once per worker).
+# The built-site tests (build-check, student-check) stay in one process: about 12-18 s, no faster on two.
 PYTEST_JOBS ?= 2
 XDIST := -n $(PYTEST_JOBS)
 
@@ -190,7 +192,7 @@ exercises: $(EX_STAMP)
 
 exercises-check: $(TEST_STAMP)
 	$(BIN)/python tools/exercises.py check
-	EXERCISE_GRADING_TESTS=1 $(BIN)/python -m pytest -q -rs tests/test_exercises_grading.py tests/test_exercise_variants.py tests/test_grading_sandbox.py -p no:cacheprovider
+	EXERCISE_GRADING_TESTS=1 $(BIN)/python -m pytest -q $(XDIST) --dist loadfile -rs tests/test_exercises_grading.py tests/test_exercise_variants.py tests/test_grading_sandbox.py -p no:cacheprovider
 	$(BIN)/python tools/exercises.py autograder-check
 
 grade: $(EX_STAMP)
