@@ -9,7 +9,7 @@
 #   make screenshots  every page of the built book at 1366 and 390 px wide, into _build/screenshots/
 #   make pdf      the PDF edition, _build/pdf/book.pdf (single-page build printed by headless Chromium)
 #   make live-kernel  move a slider of every explorer in a live kernel (Voila, .venv-browser)
-#   PYTEST_JOBS=2  worker processes of the pytest stages (unit, nbval, exercises-check; pytest-xdist);
+#   PYTEST_JOBS=2  worker processes of the pytest stages unit and nbval (pytest-xdist);
 #                  PYTEST_JOBS=0 runs them in one process
 # Only Python 3.11 and make are needed; everything else is installed into .venv.
 
@@ -77,6 +77,8 @@ test: REUSE := 1
 
 # The pytest stages run on PYTEST_JOBS workers (pytest-xdist: unit 137 s in one process, 92 s on two on a
 # quiet two-core machine). nbval keeps each notebook in one worker (--dist loadfile): its cells share a kernel.
+# In one process: the built-site tests (build-check, student-check; 12-18 s, no faster on two) and
+# exercises-check's pytest (on two workers a submission of the attack batch overran its time bound once in 3).
 PYTEST_JOBS ?= 2
 XDIST := -n $(PYTEST_JOBS)
 
