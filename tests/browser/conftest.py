@@ -5,9 +5,9 @@ widths) and kept for every test that asks about it.
 Run after the book is built (`make build-check` or `make book`); set
 BOOK_HTML_DIR to check a build elsewhere. See browsing.py.
 
-`make browser-check` runs them on two pytest-xdist workers (`-n 2 --dist loadgroup`): the tests that
-share a visit or a module's state are one group, run by one worker (pytest_collection_modifyitems),
-and each worker hands what the terminal summary reports to the controller (workeroutput).
+`make browser-check` runs the pages' checks on two pytest-xdist workers (`-n 2 --dist loadgroup`):
+the tests that share a visit or a module's state are one group, run by one worker (the scheduler
+below), and each worker hands what the terminal summary reports to the controller (workeroutput).
 """
 
 from __future__ import annotations
