@@ -32,9 +32,15 @@ def _fresh():
 
 def test_one_gpu_with_nothing_to_wait_for_runs_at_the_kernel_share_of_peak():
     """One GPU, unlimited wires, no straggler spread: the step is its compute, and the GPU executes
-    exactly ``kernel_share(h)`` × peak TFLOP/s (1 TFLOP/s = 1e12 FLOP/s)."""
-    r = predict_run(layers=2, hidden=1024, seq_len=2048, vocab=0, memory_TBps=INF, latency_s=0.0, global_batch=4, microbatch=1, gpus=1,
-                    tp=1, pp=1, peak_tflops=312.0, scale_up_GBps=INF, scale_out_GBps=INF, straggler_cv=0.0)
+    exactly ``kernel_share(h)`` × peak TFLOP/s (1 TFLOP/s = 1e12 FLOP/s) with attention counted in full
+    (the FLOPs it is credited with are the ones it spends); counted causal (the default), it spends half
+    the attention products' time and the same credited FLOPs come out faster."""
+    shape = dict(layers=2, hidden=1024, seq_len=2048, vocab=0, memory_TBps=INF, latency_s=0.0, global_batch=4,
+                 microbatch=1, gpus=1, tp=1, pp=1, peak_tflops=312.0, scale_up_GBps=INF, scale_out_GBps=INF,
+                 straggler_cv=0.0)
+    causal = predict_run(**shape)
+    r = predict_run(**shape, causal_attention=False)
+    assert causal.step_s == causal.compute_s < r.step_s and causal.model_tflops_per_gpu > r.model_tflops_per_gpu
     assert r.step_s == r.compute_s
     assert r.bubble_s == r.tp_exposed_s == r.pp_exposed_s == r.dp_exposed_s == r.straggler_s == 0.0
     eta = kernel_share(1024)
