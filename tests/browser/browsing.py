@@ -487,8 +487,9 @@ def visit_page(context, base: str, rel: str, *, axe: bool = False,
 
 
 # The groups of tests one pytest-xdist worker runs together (conftest.py's scheduler says why).
-ONE_WORKER_MODULES = ("test_frames.py", "test_checks_catch_defects.py")
+ONE_WORKER_MODULES = ("test_checks_catch_defects.py",)
 PAGE_MODULES = ("test_pages.py",)
+FRAME_MODULES = ("test_frames.py",)  # a group per page apart from the page's checks: finer, better balanced
 
 
 def xdist_group_of(nodeid: str, pages: list[str]) -> str | None:
@@ -496,9 +497,9 @@ def xdist_group_of(nodeid: str, pages: list[str]) -> str | None:
     module = nodeid.split("::", 1)[0].rsplit("/", 1)[-1]
     if module in ONE_WORKER_MODULES:
         return module
-    if module in PAGE_MODULES and nodeid.endswith("]") and "[" in nodeid:
+    if module in PAGE_MODULES + FRAME_MODULES and nodeid.endswith("]") and "[" in nodeid:
         params = nodeid[nodeid.index("[") + 1: -1]
         for page in pages:
             if params == page or params.startswith(page + "-") or params.endswith("-" + page):
-                return "page:" + page
+                return ("frames:" if module in FRAME_MODULES else "page:") + page
     return None

@@ -58,7 +58,7 @@ def site():
 _AXE: dict[str, dict] = {}
 _CONTRAST: dict[str, dict] = {}
 _SECONDS: Counter = Counter()
-# test_frames.py's key-press-to-picture times and test_frames_pixel_ratio.py's results, gathered from
+# test_frames_latency.py's key-press-to-picture times and test_frames_pixel_ratio.py's results, gathered from
 # this process's modules at the session's end and, under xdist, from every worker's
 _LATENCY: dict[str, list[float]] = {"first": [], "later": []}
 _RATIOS: dict[float, list[dict]] = {}
@@ -68,10 +68,10 @@ _RATIO_SECONDS: dict[float, float] = {}
 # -- pytest-xdist ------------------------------------------------------------------------------------
 # Under `--dist loadgroup` the controller hands each worker whole groups of tests: every test of
 # test_pages.py on one page (they share its one visit through `site`, so each page is visited once
-# overall, by the worker that runs its group), and each module whose tests share one visit or one
-# module's state: test_frames.py (test_moves_are_quick judges the latency of every move of the module,
-# in the same process, after them) and test_checks_catch_defects.py (one planted visit). Every other
-# test goes to whichever worker is free. xdist 3.8 groups by xdist_group marks through the item's
+# overall, by the worker that runs its group), test_frames.py's moves of one page's explorers (a group
+# per page: chapter 1's take about 35 s, so they start first, in collection order), and
+# test_checks_catch_defects.py whole (one planted visit). Every other test goes to whichever worker is
+# free. The latency of moves is timed apart, alone (test_frames_latency.py, its own pytest call). xdist 3.8 groups by xdist_group marks through the item's
 # `_nodeid`, which pytest 9.2 no longer reads, so the grouping is this scheduler's, from the node ids
 # (browsing.xdist_group_of).
 @pytest.hookimpl(optionalhook=True)
@@ -94,7 +94,7 @@ def pytest_xdist_make_scheduler(config, log):
 
 def _gather_modules() -> None:
     """This process's module state into the summary's (once, at the session's end)."""
-    frames = sys.modules.get("test_frames")
+    frames = sys.modules.get("test_frames_latency")
     if frames is not None:
         for k in _LATENCY:
             _LATENCY[k] += frames.LATENCY[k]
@@ -137,10 +137,10 @@ def pytest_testnodedown(node, error):
 
 def pytest_terminal_summary(terminalreporter):
     if _LATENCY["later"]:
-        import test_frames
+        import test_frames_latency
 
-        terminalreporter.section("explorers moved on the static pages (tests/browser/test_frames.py)")
-        terminalreporter.write_line(test_frames.latency_report(_LATENCY))
+        terminalreporter.section("explorers moved on the static pages (tests/browser/test_frames_latency.py)")
+        terminalreporter.write_line(test_frames_latency.latency_report(_LATENCY))
     if _RATIOS:
         import test_frames_pixel_ratio
 

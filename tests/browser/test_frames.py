@@ -13,9 +13,11 @@ a key (an arrow on a slider, Space on a checkbox or toggle), and require
   handle), detached controls included where the page's slider has the value their words give, after
   this move and, for a picker (a dropdown, which retargets other controls), after each of its options;
 * the control moved before it to be back at its default, with the one-line note saying that
-  combined settings need a live kernel (unless the explorer carries its whole grid);
-* the frame within the latency budget: the median move under 100 ms from key press to decoded
-  picture (the first move of an explorer, which loads its frames, is reported apart).
+  combined settings need a live kernel (unless the explorer carries its whole grid).
+
+The latency budget (median key press to picture under 100 ms) is judged apart, on a fixed sample of
+moves made with nothing else running (test_frames_latency.py): `make browser-check` runs this module's
+checks on two workers, one page's moves per group, and a second worker beside a move slows it.
 
 On chapter 6, whose run explorer is framed per published run, the page's test then picks a run and
 moves a constant and the run's micro-batch: the run stays chosen, the constant goes to a stop of the
@@ -30,7 +32,6 @@ from __future__ import annotations
 import base64
 import io
 import json
-import statistics
 from urllib.parse import unquote
 
 import numpy as np
@@ -39,9 +40,6 @@ from PIL import Image
 
 import browsing
 from test_pages import WIDGET_PAGES, console_problems, static_explorer_problems
-
-BUDGET_MS = 100.0
-LATENCY: dict[str, list[float]] = {"first": [], "later": []}
 
 # keydown time (capture phase, before the slider sees it), read back after the swap
 KEY_CLOCK = """() => {
@@ -260,7 +258,6 @@ def move_every_control(page) -> list[str]:
         if not explorer["controls"]:
             bad.append(f"{where}: no control carries its cm-control class")
             continue
-        first = True
         for i in range(explorer["controls"]):
             if not page.evaluate(FOCUS_JS, [key, i]):
                 bad.append(f"{where}: control {i} cannot take the keyboard's focus")
@@ -286,9 +283,6 @@ def move_every_control(page) -> list[str]:
                 bad.append(f"{where}: {spec['label']!r}: {press} showed no new frame within 5 s")
                 continue
             after = page.evaluate(SHOWN_JS, key)
-            ms = after["shownAt"] - after["keyAt"]
-            LATENCY["first" if first else "later"].append(ms)
-            first = False
             what = f"{where}: {spec['label']!r} ({press})"
             if after["state"][i] == before["state"][i]:
                 bad.append(f"{what}: the control did not move")
@@ -376,23 +370,6 @@ def test_every_control_moves_its_explorer(browser_and_base, page_rel):
     bad += console_problems(visit)
     assert framed and framed >= explorers, f"{page_rel}: {framed} of {explorers} explorers have frames"
     assert not bad, f"{page_rel}:" + "".join(f"\n  {b}" for b in bad[:12])
-
-
-def latency_report(latency: dict[str, list[float]] = LATENCY) -> str:
-    """The median, p95 and largest key-press-to-picture time (ms) of the moves in ``latency``."""
-    later, first = latency["later"], latency["first"] or [0.0]
-    p95 = sorted(later)[int(0.95 * (len(later) - 1))]
-    return (f"frame shown after a key press: median {statistics.median(later):.1f} ms, p95 {p95:.1f} ms, "
-            f"max {max(later):.1f} ms over {len(later)} moves; an explorer's first move (loading its frames): "
-            f"median {statistics.median(first):.1f} ms, max {max(first):.1f} ms over {len(first)} explorers")
-
-
-def test_moves_are_quick():
-    """Key press to decoded picture, on the pages moved above (their order puts this test last)."""
-    if not LATENCY["later"]:
-        pytest.skip("no explorer was moved")
-    print("\n" + latency_report())
-    assert statistics.median(LATENCY["later"]) < BUDGET_MS
 
 
 # -- the drill: a missing or stale set of frames is reported -------------------------------------------

@@ -88,8 +88,9 @@ def test_every_internal_link_and_anchor_resolves():
 
 
 def test_xdist_groups_keep_a_page_and_a_module_together():
-    """browsing.xdist_group_of: every check of one page in one group (one visit under xdist), the latency
-    module and the drill whole, anything else free; a page whose name holds a hyphen is still told apart."""
+    """browsing.xdist_group_of: every check of one page in one group (one visit under xdist), the moves of
+    one page's explorers in another, the drill whole, anything else free; a page whose name holds a hyphen
+    is still told apart."""
     pages = ["book/intro.html", "notebooks/01_peak.html", "book/a-b.html", "book/a.html"]
     group = lambda nodeid: browsing.xdist_group_of(nodeid, pages)  # noqa: E731
     assert group("tests/browser/test_pages.py::test_no_raw_markup_in_text[book/intro.html]") == "page:book/intro.html"
@@ -98,9 +99,9 @@ def test_xdist_groups_keep_a_page_and_a_module_together():
         == "page:notebooks/01_peak.html"
     assert group("tests/browser/test_pages.py::test_page_fits_the_screen[book/a-b.html-phone]") == "page:book/a-b.html"
     assert group("tests/browser/test_pages.py::test_page_fits_the_screen[book/a.html-phone]") == "page:book/a.html"
-    assert group("tests/browser/test_frames.py::test_moves_are_quick") \
-        == group("tests/browser/test_frames.py::test_every_control_moves_its_explorer[notebooks/01_peak.html]") \
-        == "test_frames.py"
+    assert group("tests/browser/test_frames.py::test_every_control_moves_its_explorer[notebooks/01_peak.html]") \
+        == "frames:notebooks/01_peak.html"
+    assert group("tests/browser/test_frames.py::test_drill_missing_index") is None
     assert group("tests/browser/test_checks_catch_defects.py::test_padding_check_catches_a_tight_table") \
         == "test_checks_catch_defects.py"
     assert group("tests/browser/test_frames_pixel_ratio.py::test_picture_on_screen_is_the_frame[2.0]") is None
