@@ -78,7 +78,7 @@ test: REUSE := 1
 # The pytest stages run on PYTEST_JOBS workers (pytest-xdist: unit 137 s in one process, 92 s on two on a
 # quiet two-core machine). nbval keeps each notebook in one worker (--dist loadfile): its cells share a kernel.
 # In one process: the built-site tests (build-check, student-check; 12-18 s, no faster on two) and
-# exercises-check's pytest (on two workers a submission of the attack batch overran its time bound once in 3).
+# exercises-check's timing tests (on two workers a submission of the attack batch overran its time bound once in 3).
 PYTEST_JOBS ?= 2
 XDIST := -n $(PYTEST_JOBS)
 
@@ -190,9 +190,16 @@ GRADE_FLAGS  := $(if $(RESUME),--resume,) $(if $(OVERWRITE),--overwrite,) $(if $
 exercises: $(EX_STAMP)
 	$(BIN)/python tools/exercises.py build
 
+# The grading tests in two calls sharing one folder of plans and `otter assign` outputs (GRADING_TEST_CACHE,
+# tests/conftest.py): on PYTEST_JOBS workers all but the tests marked timing (wall-time and CPU-time bounds,
+# memory, page cache, process census: the attack batch among them), then those in one process.
+EXERCISE_TESTS := tests/test_exercises_grading.py tests/test_exercise_variants.py tests/test_grading_sandbox.py
 exercises-check: $(TEST_STAMP)
 	$(BIN)/python tools/exercises.py check
-	EXERCISE_GRADING_TESTS=1 $(BIN)/python -m pytest -q -rs tests/test_exercises_grading.py tests/test_exercise_variants.py tests/test_grading_sandbox.py -p no:cacheprovider
+	shared=$$(mktemp -d) && trap 'rm -rf "$$shared"' EXIT && \
+	  export EXERCISE_GRADING_TESTS=1 GRADING_TEST_CACHE="$$shared" && \
+	  $(BIN)/python -m pytest -q -rs $(XDIST) -m "not timing" $(EXERCISE_TESTS) -p no:cacheprovider && \
+	  $(BIN)/python -m pytest -q -rs -m timing $(EXERCISE_TESTS) -p no:cacheprovider
 	$(BIN)/python tools/exercises.py autograder-check
 
 grade: $(EX_STAMP)

@@ -25,6 +25,7 @@ pytestmark = [
     pytest.mark.skipif(os.environ.get("EXERCISE_GRADING_TESTS") != "1",
                        reason="runs otter assign: `make exercises-check` runs it"),
     pytest.mark.filterwarnings("ignore::DeprecationWarning"),
+    pytest.mark.usefixtures("otter_assign_once"),  # tests/conftest.py: each master assigned once
 ]
 
 KEY = b"a test key, not a course's key!!"
@@ -52,14 +53,15 @@ def master_environment(stem: str, autograder_nb, case) -> dict:
 
 
 @pytest.fixture(scope="module")
-def graders(tmp_path_factory):
+def graders(plan_cache):
+    """Each chapter's plan (tests/conftest.py builds them once) and its autograder notebook."""
     import plan as plans_mod
 
+    built = {p.notebook: p for p in plans_mod.plans(plan_cache).values()}
     out = {}
     for stem in WITH_CASE:
         master = exercises.SOLUTIONS / f"{stem}.ipynb"
-        autograder_nb = plans_mod.autograder_notebook(master)
-        out[stem] = (plans_mod.build(master, autograder_nb), autograder_nb)
+        out[stem] = (built[master.name], plans_mod.autograder_notebook(master))
         import verdict
         from clustermath.feedback.variants import draw
 
@@ -310,7 +312,7 @@ def test_an_answer_key_runs_and_its_prompts_show_its_case(variants_out):
 
 
 @pytest.mark.skipif(not os.path.exists("/usr/bin/bwrap"), reason="SKIPPED LOUDLY: grading needs bubblewrap")
-def test_grading_with_the_roster(variants_out, tmp_path):
+def test_grading_with_the_roster(variants_out, tmp_path, plan_cache):
     import shutil
 
     import grade
@@ -340,7 +342,7 @@ def test_grading_with_the_roster(variants_out, tmp_path):
     results = {}
     for part in ("keys", "blank", "swapped", "stranger"):
         outcomes = grade.grade_folder(subs / part, tmp_path / f"graded-{part}", roster=roster, solutions=masters,
-                                      key_file=folder / "key", cache=tmp_path / "plans", jobs=2)
+                                      key_file=folder / "key", cache=plan_cache, jobs=2)
         results[part] = [o for o in outcomes if o.file.endswith(".ipynb")]
     assert len(results["keys"]) == 3
     assert all(o.total == o.possible == 4 for o in results["keys"]), [(o.file, o.scores) for o in results["keys"]]
@@ -350,7 +352,7 @@ def test_grading_with_the_roster(variants_out, tmp_path):
 
     (swapped,) = [o for o in results["swapped"] if o.assignment == "ch02"]
     key = course_key(folder / "key", create=False, announce=None)
-    plan = plans_mod.plans(tmp_path / "plans", masters)["ch02"]
+    plan = plans_mod.plans(plan_cache, masters)["ch02"]
     declared = verdict.case_for(plan)
     mine, theirs = draw(key, "s01@example.org", declared), draw(key, "s02@example.org", declared)  # drawn for e-mails
     differ = {name for name in mine.values if mine.values[name] != theirs.values[name]}
@@ -365,7 +367,7 @@ def test_grading_with_the_roster(variants_out, tmp_path):
 
 
 @pytest.mark.skipif(not os.path.exists("/usr/bin/bwrap"), reason="SKIPPED LOUDLY: grading needs bubblewrap")
-def test_the_documented_make_commands(tmp_path):
+def test_the_documented_make_commands(tmp_path, plan_cache):
     """README's two commands as typed: `make variants` writes each roster row its notebooks and prints
     where the new key is; `make grade ... ROSTER=` grades a blank copy on its student's case (0 marks)
     and gives a name the roster lacks a row of its own."""
@@ -389,7 +391,8 @@ def test_the_documented_make_commands(tmp_path):
         shutil.copy(out / "ann" / "ch02_exercises.ipynb", subs / student)
     graded = subprocess.run(["make", "-s", "-C", str(ROOT), "grade", f"SUBMISSIONS={subs}",
                              f"GRADE_OUT={tmp_path / 'graded'}", f"ROSTER={roster}", f"KEY_FILE={key}"],
-                            capture_output=True, text=True, timeout=900)
+                            capture_output=True, text=True, timeout=900,  # the session's plans, not ~/.cache's
+                            env=dict(os.environ, XDG_CACHE_HOME=str(plan_cache.parent)))
     assert graded.returncode == 0, graded.stderr[-2000:]
     with open(tmp_path / "graded" / "grades-ch02.csv", newline="") as f:
         rows = list(csv.DictReader(f))

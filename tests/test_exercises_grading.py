@@ -39,6 +39,7 @@ pytestmark = [
         reason="runs otter-grader (about a minute): `make exercises-check` runs it",
     ),
     pytest.mark.filterwarnings("ignore::DeprecationWarning"),  # traitlets, inside otter
+    pytest.mark.usefixtures("otter_assign_once"),  # tests/conftest.py: each master assigned once
 ]
 
 MASTERS = exercises.masters()
@@ -317,14 +318,9 @@ def _sha(path: pathlib.Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-@pytest.fixture(scope="session")
-def plan_cache(tmp_path_factory):
-    """The grading plans, shared by every test of the session that grades in sandboxes."""
-    return tmp_path_factory.getbasetemp() / "grading-plans"
-
-
 @pytest.mark.skipif(bool(sandbox.unavailable_reason()),
                     reason="SKIPPED LOUDLY: the bulk grader needs bubblewrap (apt-get install bubblewrap)")
+@pytest.mark.timing
 def test_the_bulk_grader_survives_a_difficult_folder(assigned, tmp_path, plan_cache):
     import grade  # tools/grade.py
 

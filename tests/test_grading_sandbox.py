@@ -99,6 +99,7 @@ def test_decoding_rejects_every_other_shape(data):
         plain.decode(data)
 
 
+@pytest.mark.timing
 def test_a_dict_whose_keys_share_one_hash_is_refused_at_once():
     """Issue 20, defect 7: 100,000 integer keys that all hash to 0 took 49 s to build; refused in well under 1 s."""
     same = 2 ** 61 - 1
@@ -214,6 +215,7 @@ def test_students_and_duplicates():
     assert "duplicate" not in c.flags and d.flags == ""
 
 
+@pytest.mark.timing
 def test_name_parsing_takes_linear_time():
     """Issue 20, defect 1: ``mallory_`` + 48 zeros + ``x.ipynb`` kept the old pattern busy for minutes."""
     for zeros in (48, 5_000, 100_000):
@@ -432,12 +434,6 @@ def _temp_files(folder: pathlib.Path) -> set[str]:
     return {str(p.relative_to(folder)) for p in folder.rglob("*")}
 
 
-@pytest.fixture(scope="session")
-def plan_cache(tmp_path_factory):
-    """The grading plans, shared by every test of the session that grades in sandboxes."""
-    return tmp_path_factory.getbasetemp() / "grading-plans"
-
-
 LIMITS = sandbox.Limits(notebook_seconds=8, call_seconds=5, total_seconds=15, cpus=1.0)
 """The attack batch's limits: short, so that the submissions that spend every budget cost little."""
 
@@ -508,6 +504,7 @@ def _rows(out: pathlib.Path) -> dict[str, dict]:
 
 @SLOW
 @NEEDS_BWRAP
+@pytest.mark.timing
 def test_every_file_gets_a_row(attacked):
     """Bad names included (exponential-pattern bait, not UTF-8, 255 bytes, a folder named like a feedback file)."""
     rows = _rows(attacked["out"])
@@ -530,6 +527,7 @@ def test_every_file_gets_a_row(attacked):
 
 @SLOW
 @NEEDS_BWRAP
+@pytest.mark.timing
 def test_cheats_score_zero_and_honest_work_scores_what_it_deserves(attacked):
     import attacks
 
@@ -555,6 +553,7 @@ def test_cheats_score_zero_and_honest_work_scores_what_it_deserves(attacked):
 
 @SLOW
 @NEEDS_BWRAP
+@pytest.mark.timing
 def test_the_honest_neighbour_of_a_cpu_hog_keeps_its_marks(attacked):
     """Issue 20, defect 4: 200 busy processes in one sandbox share one CPU quota; the notebook graded
     beside them scores what it scores alone, with no check too slow."""
@@ -567,6 +566,7 @@ def test_the_honest_neighbour_of_a_cpu_hog_keeps_its_marks(attacked):
 
 @SLOW
 @NEEDS_BWRAP
+@pytest.mark.timing
 def test_no_sandbox_holds_more_memory_than_its_limit(attacked):
     """Issue 20, defect 5: three processes writing 7.5 GB into in-memory files; the cgroup holds the
     sandbox to its 2 GB, and the host's free memory never drops by more than two sandboxes' limits."""
@@ -585,6 +585,7 @@ def test_no_sandbox_holds_more_memory_than_its_limit(attacked):
 
 @SLOW
 @NEEDS_BWRAP
+@pytest.mark.timing
 def test_the_keyring_keeps_nothing_between_sandboxes(attacked, tmp_path):
     """Issue 20, defect 6: the reader found nothing in the batch (manifest: zero), nor in a later batch."""
     import attacks
@@ -614,6 +615,7 @@ def test_the_keyring_keeps_nothing_between_sandboxes(attacked, tmp_path):
 
 @SLOW
 @NEEDS_BWRAP
+@pytest.mark.timing
 def test_the_grader_spends_little_of_its_own_time_on_any_file(attacked):
     """Issue 20, defects 7 and 9: a forged line of 100,000 colliding keys, 31 MB of empty lines."""
     costs = {name: o.grader_seconds for name, o in attacked["outcomes"].items()}
@@ -624,6 +626,7 @@ def test_the_grader_spends_little_of_its_own_time_on_any_file(attacked):
 
 @SLOW
 @NEEDS_BWRAP
+@pytest.mark.timing
 def test_the_slowest_submission_ends_within_the_total_time(attacked):
     """Issue 20, defect 8: ignoring the alarm and sleeping to every deadline buys no more than the total."""
     slow = attacked["outcomes"]["cheat_slowest.ipynb"]
@@ -634,6 +637,7 @@ def test_the_slowest_submission_ends_within_the_total_time(attacked):
 
 @SLOW
 @NEEDS_BWRAP
+@pytest.mark.timing
 def test_nothing_outside_the_sandbox_changed(attacked):
     before = attacked["before"]
     assert _sha(attacked["canary"]) == before["canary"]
@@ -656,6 +660,7 @@ def _sandbox_groups() -> list[str]:
 
 @SLOW
 @NEEDS_BWRAP
+@pytest.mark.timing
 def test_no_process_cgroup_or_temporary_file_survives(attacked):
     for _ in range(50):  # a killed process may take a moment to be reaped by its new parent
         if not _sandbox_processes():
@@ -668,6 +673,7 @@ def test_no_process_cgroup_or_temporary_file_survives(attacked):
 
 @SLOW
 @NEEDS_BWRAP
+@pytest.mark.timing
 def test_reports_leak_neither_answers_nor_tests_nor_files(attacked):
     out = attacked["out"]
     feedback = "".join(p.read_text() for p in (out / "feedback").rglob("*.md"))
@@ -688,6 +694,7 @@ def test_reports_leak_neither_answers_nor_tests_nor_files(attacked):
 
 @SLOW
 @NEEDS_BWRAP
+@pytest.mark.timing
 def test_a_rerun_resumes_and_grades_only_what_changed(attacked, tmp_path):
     import nbformat
     import attacks
@@ -716,6 +723,7 @@ def test_a_rerun_resumes_and_grades_only_what_changed(attacked, tmp_path):
 
 @SLOW
 @NEEDS_BWRAP
+@pytest.mark.timing
 def test_without_a_cgroup_limits_are_cpu_time_with_the_clock_as_backstop(attacked, tmp_path, monkeypatch):
     """Where no cgroup can be made: honest work still scores, a function that sleeps is still cut
     (at three times its limit), and the batch says that isolation is weaker."""
@@ -878,6 +886,7 @@ def test_file_watches_and_locks_are_refused_in_the_sandbox(watch_and_lock_probe,
 
 # ---------------------------------------------------------------- round three (issue 29): outside the sandbox
 
+@pytest.mark.timing
 def test_check_cells_are_found_line_by_line_in_linear_time():
     """Issue 29, defect 1: 25 cells of 100,000 newlines kept ``^\\s*grader\\.check`` (MULTILINE) ~9 s each."""
     import inspection
@@ -1024,6 +1033,7 @@ def test_a_chapter_sandbox_holds_only_the_modules_its_exercises_may_use(tmp_path
 
 @SLOW
 @NEEDS_BWRAP
+@pytest.mark.timing
 def test_round_three_reports_stay_whole_and_small(attacked):
     """Issue 29: the surrogate rows are in every report; 4,000 identical files and 800 sparse ones give a
     files.csv under 5 MB; the grader's memory stays under 1.5 GB; the padded notebook costs the grader
@@ -1048,6 +1058,7 @@ def test_round_three_reports_stay_whole_and_small(attacked):
           f"{padded.seconds:.1f} s ({padded.grader_seconds:.2f} s of the grader's time)")
 
 
+@pytest.mark.timing
 def test_the_notebook_is_read_in_the_worker_under_a_time_limit():
     """Issue 29, defect 1: reading a submission happens in the verdict worker, which is stopped (and
     replaced) when it takes longer than its limit; the next file is read by a fresh one."""
@@ -1072,6 +1083,7 @@ HUGE_CELL = "a," * 2_500_000 + "a"
 """Issue 44, finding 4: a 5 MB cell of ``a,a,a,...`` took each verdict worker to 3.2 GB and about 33 s."""
 
 
+@pytest.mark.timing
 def test_the_verdict_worker_has_a_memory_limit_and_parses_no_huge_cell():
     """The worker caps its own address space (RLIMIT_AS) before it reads anything; a cell over
     ``MAX_PARSE_CHARS`` is not parsed but listed; the worker's CPU time as /proc counts it is what the
@@ -1112,6 +1124,7 @@ def test_the_verdict_worker_has_a_memory_limit_and_parses_no_huge_cell():
 
 @SLOW
 @NEEDS_BWRAP
+@pytest.mark.timing
 def test_a_huge_expression_costs_the_batch_little(tmp_path, plan_cache):
     """Two notebooks whose extra cell is a 5 MB expression, graded at JOBS=2, take at most twice the time
     of two solved controls: the runner does not compile the cell (``runner.MAX_CELL_CHARS``), the worker
@@ -1240,6 +1253,7 @@ def _resident_pages(path: pathlib.Path) -> int:
 
 
 @NEEDS_BWRAP
+@pytest.mark.timing
 def test_no_page_the_sandbox_read_stays_cached_and_unused_python_files_are_absent(tmp_path, monkeypatch):
     """Issue 44, finding 1: the interpreter's test suite and static library (35,911 pages nothing else
     reads) are empty inside the sandbox; a file the sandbox read leaves the page cache when its group is
