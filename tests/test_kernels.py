@@ -130,8 +130,27 @@ def test_predict_run_times_attention_by_the_table_only_where_asked():
     gemm, fa2, fa3 = (predict_run(**run, attention_kernel=k) for k in (None, "fa2", "fa3"))
     assert fa3.step_s < fa2.step_s and fa2.dp_comm_s == gemm.dp_comm_s == fa3.dp_comm_s
     assert fa2.model_flops == gemm.model_flops
-    with pytest.raises(ValueError, match="^attention_kernel must be None unless kernels is True"):
-        predict_run(**{**run, "kernels": False}, attention_kernel="fa3")
+    with pytest.raises(ValueError, match="^attention_kernel must be None without a gpu record and heads"):
+        predict_run(**{**run, "heads": None, "kv_heads": None, "kernels": False}, attention_kernel="fa3")
+    with pytest.raises(ValueError, match="^attention_kernel must be None without a gpu record and heads"):
+        predict_run(**{k: v for k, v in run.items() if k not in ("gpu", "kernels")}, peak_tflops=989.0,
+                    scale_up_GBps=450.0, attention_kernel="fa3")
+
+
+def test_flashattention_on_todays_path_replaces_the_attention_products_only():
+    """Without ``kernels``: the linear layers keep today's rate; the attention term becomes the table's
+    forward and backward, ``m · attention_table_time`` on one GPU (one stage, 8 micro-batches, 32 layers)."""
+    from clustermath import predict_run
+    run = dict(layers=32, hidden=4096, heads=32, kv_heads=8, ffn_hidden=14_336, seq_len=8192, vocab=128_256,
+               global_batch=64, microbatch=1, gpus=8, tp=1, pp=1, scale_out_GBps=50.0, gpu="H100",
+               flash_attention=True, gated_mlp=True)
+    today, fa2 = predict_run(**run), predict_run(**run, attention_kernel="fa2")
+    fa2_table = attention_table_time(hidden=4096, heads=32, seq_len=8192, microbatch=1, gpu="H100", kernel="fa2")
+    causal = predict_run(**run, causal_attention=False).compute_s - today.compute_s   # half the products' time
+    assert fa2.compute_s - today.compute_s == pytest.approx(32 * 8 * fa2_table - causal, rel=1e-9)
+    assert fa2.model_flops == today.model_flops and fa2.dp_comm_s == today.dp_comm_s
+    with pytest.raises(ValueError, match="^gpu must be one with a fa2 table"):
+        predict_run(**{**run, "gpu": "B200"}, attention_kernel="fa2")
     with pytest.raises(ValueError, match=r"^attention_kernel must be one of \[None, 'fa2', 'fa3'\]"):
         predict_run(**run, attention_kernel="flash")
 

@@ -49,9 +49,10 @@ def test_the_errors_are_real_errors_not_a_unit_slip(two):
 
 
 def test_error_text_flags_what_cannot_be_an_error():
-    assert error_text(-0.159) == "-15.9%"
+    assert error_text(-0.159) == "\u221215.9%"           # a true minus, as the tables print it
+    assert error_text(-0.00004) == error_text(0.00004) == "+0.0%"   # no "−0.0%"
     assert error_text(0.0) == "+0.0%"
-    assert error_text(-1.0) == "-100.0%"            # a prediction of zero: the edge, unflagged
+    assert error_text(-1.0) == "\u2212100.0%"           # a prediction of zero: the edge, unflagged
     assert error_text(10.0) == "+1,000.0%"
     assert "⚠" in error_text(-1.0001)
     assert "⚠" in error_text(99.0)                  # a percent divided by a fraction

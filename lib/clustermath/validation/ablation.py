@@ -7,6 +7,11 @@ Each *variant* predicts every throughput row ``holdout`` counts as ``validation`
               ``Gpu`` record instead of the row's columns (rows on a part with no record unchanged);
 ``full_attention`` ``causal_attention=False``: the attention products counted in full, the default
               before issue 43 (twice a causal kernel's work);
+``attention_fa`` today's path with the attention products timed as FlashAttention's fused kernel at a
+              published benchmark's rates (``attention_kernel``, ``kernels.attention_table_time``): on a row
+              whose stack runs FlashAttention, on a GPU family with that kernel's point (H100, H200), by
+              ``kernels_fa``'s rule (``fa3`` under Transformer Engine, ``fa2`` elsewhere); other rows as
+              ``today``. The linear layers keep today's rate;
 ``kernels``   ``kernels=True`` with the row's GPU (every GEMM timed from its shape by ``gemm_time``)
               where the GPU has a GEMM table; elsewhere (A100) ``today`` unchanged;
 ``kernels_fa`` ``kernels`` with attention at a FlashAttention benchmark's rates (``attention_kernel``):
@@ -58,7 +63,7 @@ __all__ = ["ABLATIONS", "FAMILIES", "ablation_by_family", "ablation_config", "ab
            "efficiency_ratio", "gemm_rates", "kernel_gap", "kernel_gap_rows", "loso_by_variant", "loso_errors",
            "refit_for", "row_family", "speed_error"]
 
-ABLATIONS = ("today", "by_name", "full_attention", "kernels", "kernels_fa", "kernels_fp8", "dp_rings")
+ABLATIONS = ("today", "by_name", "full_attention", "attention_fa", "kernels", "kernels_fa", "kernels_fp8", "dp_rings")
 """The variants, in the order the summary prints them."""
 
 _HARDWARE = ("peak_tflops", "scale_up_GBps", "scale_up_gpus", "memory_TBps")
@@ -73,16 +78,26 @@ def ablation_config(variant: str, row: str) -> dict:
         return {**{k: x for k, x in config.items() if k not in _HARDWARE}, "gpu": part}
     if variant in ("kernels", "kernels_fa", "kernels_fp8") and part in KERNEL_FAMILY:
         software = str(m.load_measurements().loc[row, "software"])
-        kernel = "fa3" if "Transformer Engine" in software else "fa2"
+        kernel = _attention_kernel_of(row)
         fa = variant != "kernels" and (KERNEL_FAMILY[part], kernel) in ATTENTION_POINTS
         casts = variant == "kernels_fp8" and config.get("precision") == "fp8"
         return {**config, "kernels": True, "gpu": part, **({"attention_kernel": kernel} if fa else {}),
                 **({"fp8_casts": "dynamic" if "float8" in software else "te"} if casts else {})}
+    if variant == "attention_fa" and part in KERNEL_FAMILY and config.get("flash_attention") and config.get("heads"):
+        kernel = _attention_kernel_of(row)
+        return {**config, "gpu": part, "attention_kernel": kernel} if (KERNEL_FAMILY[part], kernel) in \
+            ATTENTION_POINTS else config
     if variant == "full_attention":
         return {**config, "causal_attention": False}
     if variant == "dp_rings":
         return {**config, "dp_latency": "rings_trees"}
     return config
+
+
+def _attention_kernel_of(row: str) -> str:
+    """The FlashAttention a row's stack runs, by the rule fixed before any error was seen: ``fa3`` for a
+    stack built on Transformer Engine (cuDNN's fused attention), ``fa2`` for any other."""
+    return "fa3" if "Transformer Engine" in str(m.load_measurements().loc[row, "software"]) else "fa2"
 
 
 @functools.lru_cache(maxsize=None)

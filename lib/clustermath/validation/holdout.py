@@ -180,7 +180,8 @@ stays inside the range: tests recompute the errors a table prints for that."""
 
 
 def error_text(error: float, places: int = 1) -> str:
-    """An error ``predicted / measured − 1`` as a signed percentage, flagged outside ``ERROR_RANGE``.
+    """An error ``predicted / measured − 1`` as a signed percentage with a true minus sign (``−15.9%``),
+    flagged outside ``ERROR_RANGE``; an error that rounds to zero prints ``+0.0%``, never ``−0.0%``.
 
     NaN (nothing predicted) prints as a dash. ``places`` must be a whole number in 0..6.
     """
@@ -188,7 +189,8 @@ def error_text(error: float, places: int = 1) -> str:
     whole("places", places, low=0, high=6)
     if math.isnan(error):
         return "–"
-    text = f"{100.0 * error:+,.{places}f}%"
+    shown = round(100.0 * error, places) + 0.0   # + 0.0 turns a rounded −0.0 into 0.0
+    text = f"{shown:+,.{places}f}%".replace("-", "\u2212")
     low, high = ERROR_RANGE
     if not low <= error <= high:
         text += " ⚠ outside −100%…+1000%: a unit slip?"

@@ -325,10 +325,11 @@ class Constants:
     """The predictor's constants (defaults: the calibrated and stated values above) and its ways of
     timing compute: ``causal_attention`` (default: the attention products at a causal kernel's half;
     ``False``: in full),
-    ``kernels`` (every GEMM timed from its shape by ``gemm.gemm_time``; needs a GPU with a table) and,
-    with ``kernels``, ``attention_kernel`` (``fa2`` or ``fa3``: attention at a published FlashAttention
-    benchmark's rates, ``kernels.attention_table_time``; ``None``: as two batched GEMMs) and
-    ``fp8_casts`` (``te`` or ``dynamic``: the FP8 casts as memory traffic, ``kernels.fp8_cast_bytes``, on
+    ``kernels`` (every GEMM timed from its shape by ``gemm.gemm_time``; needs a GPU with a table),
+    ``attention_kernel`` (``fa2`` or ``fa3``: attention forward and backward at a published FlashAttention
+    benchmark's rates, ``kernels.attention_table_time``, with or without ``kernels``; needs a GPU record
+    with that kernel's point and ``heads``; ``None``: as two batched GEMMs at the GEMMs' rate) and, with
+    ``kernels``, ``fp8_casts`` (``te`` or ``dynamic``: the FP8 casts as memory traffic, ``kernels.fp8_cast_bytes``, on
     a run whose precision is FP8; ``None``: not counted), and ``dp_latency`` (``rings_trees``: the
     data-parallel collectives timed as NCCL's tuner times them, a ring's ``2(n−1)`` steps or a tree's
     ``⌊log₂ N⌋`` levels, whichever is faster, at NCCL's own per-step latencies,
@@ -381,7 +382,7 @@ _CONSTANT_CHECKS = _checks(
 def check_fit(shape: ModelShape, layout: Layout, hardware: Hardware, constants: Constants) -> None:
     """``ValueError`` unless the records fit one another: a layer per pipeline stage and per chunk,
     ``v`` dividing a stage's ``⌈l/p⌉`` layers, ``seq_len`` a multiple of ``cp``, ``heads`` a multiple
-    of ``tp``, ``kernels`` given a GPU record and ``heads``, ``attention_kernel`` and ``fp8_casts`` only
+    of ``tp``, ``kernels`` and ``attention_kernel`` given a GPU record and ``heads``, ``fp8_casts`` only
     with ``kernels``."""
     l, p, v = shape.layers, layout.pp, layout.virtual_stages
     if l < p:
@@ -402,6 +403,9 @@ def check_fit(shape: ModelShape, layout: Layout, hardware: Hardware, constants: 
         raise ValueError("gpu must name a GPU with a kernel table when kernels is True, got None")
     if constants.kernels and shape.heads is None:
         raise ValueError("heads must be given when kernels is True (the attention kernels' shape), got None")
-    for name in ("attention_kernel", "fp8_casts"):
-        if getattr(constants, name) is not None and not constants.kernels:
-            raise ValueError(f"{name} must be None unless kernels is True, got {getattr(constants, name)!r}")
+    if constants.fp8_casts is not None and not constants.kernels:
+        raise ValueError(f"fp8_casts must be None unless kernels is True, got {constants.fp8_casts!r}")
+    if constants.attention_kernel is not None and (hardware.gpu is None or shape.heads is None):
+        raise ValueError(f"attention_kernel must be None without a gpu record and heads (its table and its "
+                         f"shape), got {constants.attention_kernel!r} with gpu "
+                         f"{getattr(hardware.gpu, 'name', None)!r} and heads {shape.heads!r}")

@@ -551,8 +551,9 @@ def gemm_times(shape: ModelShape, layout: Layout, hardware: Hardware, stack: Sta
     layers, at ``kernel_share``'s ``η(h)`` of the 16-bit peak; ``k = 2 · fp8_efficiency`` for the
     linear GEMMs with FP8, else 1; attention and the output layer at 16 bits always (Megatron-Core's
     output layer is a ``ColumnParallelLinear``, outside ``fp8_autocast``). ``causal_attention`` halves
-    the attention products (``kernels.CAUSAL_SHARE``); ``kernels`` times every GEMM from its shape
-    instead (``kernel_layer_times``)."""
+    the attention products (``kernels.CAUSAL_SHARE``); ``attention_kernel`` times them instead as
+    FlashAttention's fused kernel at its benchmark's rates, ``m · attention_table_time`` for the ``m``
+    micro-batches of one GPU; ``kernels`` times every GEMM from its shape (``kernel_layer_times``)."""
     n, p, tokens = layout.gpus, layout.pp, layout.global_batch * shape.seq_len
     eta = _kernel_share(shape.hidden, constants.efficiency(hardware), constants.kernel_half_width)
     rate16 = n * hardware.peak * eta
@@ -562,6 +563,11 @@ def gemm_times(shape: ModelShape, layout: Layout, hardware: Hardware, stack: Sta
     output = _output_layer_time(tokens, shape.vocab, shape.hidden, p, rate16)
     if constants.causal_attention:
         layer_attn *= CAUSAL_SHARE
+    if constants.attention_kernel is not None and not constants.kernels:
+        layer_attn = layout.microbatches * attention_table_time(
+            hidden=shape.hidden, heads=shape.heads, seq_len=shape.seq_len, microbatch=layout.microbatch,
+            tp=layout.tp, cp=layout.cp, gpu=hardware.gpu, kernel=constants.attention_kernel,
+            recompute=flops.linear_passes > 3.0)
     if constants.kernels:
         return kernel_layer_times(
             hardware.gpu, hidden=shape.hidden, ffn_hidden=shape.mlp, vocab=shape.vocab, seq_len=shape.seq_len,
