@@ -193,10 +193,12 @@ exercises: $(EX_STAMP)
 # The grading tests in two calls sharing one folder of plans and `otter assign` outputs (GRADING_TEST_CACHE,
 # tests/conftest.py): on PYTEST_JOBS workers all but the tests marked timing (wall-time and CPU-time bounds,
 # memory, page cache, process census: the attack batch among them), then those in one process.
+# The folder is named here, not in conftest.py, as both calls must find it; removed on exit, and on Ctrl-C or
+# SIGTERM too (dash, make's shell, runs no EXIT trap when a signal kills it: 'exit 1' turns one into an exit).
 EXERCISE_TESTS := tests/test_exercises_grading.py tests/test_exercise_variants.py tests/test_grading_sandbox.py
 exercises-check: $(TEST_STAMP)
 	$(BIN)/python tools/exercises.py check
-	shared=$$(mktemp -d) && trap 'rm -rf "$$shared"' EXIT && \
+	shared=$$(mktemp -d) && trap 'rm -rf "$$shared"' EXIT && trap 'exit 1' INT TERM && \
 	  export EXERCISE_GRADING_TESTS=1 GRADING_TEST_CACHE="$$shared" && \
 	  $(BIN)/python -m pytest -q -rs $(XDIST) -m "not timing" $(EXERCISE_TESTS) -p no:cacheprovider && \
 	  $(BIN)/python -m pytest -q -rs -m timing $(EXERCISE_TESTS) -p no:cacheprovider

@@ -193,6 +193,29 @@ def key_for(kind: str, index: int, count: int) -> str:
     return "ArrowRight" if index + 1 < count else "ArrowLeft"
 
 
+def press_and_wait(page, key: str, i: int, spec: dict, before: dict, where: str, bad: list[str],
+                   read_js: str = SHOWN_JS) -> tuple[str, dict | None]:
+    """Press control ``i``'s key once and wait up to 5 s for the explorer to show a new frame.
+
+    The key is ``key_for``'s for the control's kind and its index in ``before["state"]`` (an arrow
+    right that moves only what is thinner than a pixel, SUB_PIXEL_UP, goes left instead); a new frame
+    is a ``data-cm-shown-at`` later than ``before["shownAt"]``. Return the key and the explorer as
+    ``read_js`` reads it after the frame, or None after adding the failure to ``bad``.
+    test_frames_latency.py times its moves with this helper too, so its sample is pressed as here."""
+    press = key_for(spec["kind"], before["state"][i], spec["count"])
+    if press == "ArrowRight" and any(t in where and spec["label"] == c for t, c in SUB_PIXEL_UP):
+        press = "ArrowLeft"
+    page.keyboard.press(press)
+    try:
+        page.wait_for_function(
+            "([key, t]) => Number(document.querySelector('.cm-frames-' + key)"
+            ".getAttribute('data-cm-shown-at') || 0) > t", arg=[key, before["shownAt"]], timeout=5000)
+    except Exception:
+        bad.append(f"{where}: {spec['label']!r}: {press} showed no new frame within 5 s")
+        return press, None
+    return press, page.evaluate(read_js, key)
+
+
 def wait_ready(page, key: str) -> None:
     page.wait_for_function(
         "(key) => { const r = document.querySelector('.cm-frames-' + key);"
@@ -270,19 +293,9 @@ def move_every_control(page) -> list[str]:
             spec = page.evaluate(SPEC_JS, [key, i])
             if spec.get("disabled") or spec["count"] < 2:
                 continue  # switched off in the explorer itself (or nothing to move to), live as here
-            press = key_for(spec["kind"], before["state"][i], spec["count"])
-            if press == "ArrowRight" and any(t in where and spec["label"] == c for t, c in SUB_PIXEL_UP):
-                press = "ArrowLeft"
-            page.keyboard.press(press)
-            try:
-                page.wait_for_function(
-                    "([key, t]) => { const r = document.querySelector('.cm-frames-' + key);"
-                    " return Number(r.getAttribute('data-cm-shown-at') || 0) > t; }",
-                    arg=[key, before["shownAt"]], timeout=5000)
-            except Exception:
-                bad.append(f"{where}: {spec['label']!r}: {press} showed no new frame within 5 s")
+            press, after = press_and_wait(page, key, i, spec, before, where, bad)
+            if after is None:
                 continue
-            after = page.evaluate(SHOWN_JS, key)
             what = f"{where}: {spec['label']!r} ({press})"
             if after["state"][i] == before["state"][i]:
                 bad.append(f"{what}: the control did not move")

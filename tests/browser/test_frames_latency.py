@@ -7,8 +7,8 @@ one (the defect drill runs in the same call, before or after, never at the same 
 
 The sample is fixed and is the one test_frames.py moved when it timed its own moves: on every chapter
 page, in every explorer whose frames were built, every control that can move (not one switched off or
-with one value) pressed once from the defaults, with the key test_frames.py uses (a slider one step, a
-checkbox toggled, a picker one option on). A control's first press may wait for its pack of pictures,
+with one value) pressed once from the defaults by test_frames.py's own press_and_wait (a slider one step,
+a checkbox toggled, a picker one option on). A control's first press may wait for its pack of pictures,
 so a second press of the same control would time the cache and lower the median (PRESSES stays 1). The
 time is keydown to decoded picture (``data-cm-shown-at``, set by book/static/static-frames.js). An
 explorer's first move (it loads its frames) is reported apart; the budget: the median of the other
@@ -22,7 +22,7 @@ import statistics
 import pytest
 
 import browsing
-from test_frames import EXPLORERS_JS, FOCUS_JS, KEY_CLOCK, SPEC_JS, SUB_PIXEL_UP, key_for, wait_ready
+from test_frames import EXPLORERS_JS, FOCUS_JS, KEY_CLOCK, SPEC_JS, press_and_wait, wait_ready
 from test_pages import WIDGET_PAGES
 
 BUDGET_MS = 100.0
@@ -62,19 +62,9 @@ def time_moves(page, latency: dict[str, list[float]]) -> list[str]:
                 if before["status"] != "ready":
                     bad.append(f"{where}: frames not ready ({before['status']})")
                     break
-                count = page.evaluate(SPEC_JS, [key, i])["count"]
-                press = key_for(spec["kind"], before["state"][i], count)
-                if press == "ArrowRight" and any(t in where and spec["label"] == c for t, c in SUB_PIXEL_UP):
-                    press = "ArrowLeft"
-                page.keyboard.press(press)
-                try:
-                    page.wait_for_function(
-                        "([key, t]) => Number(document.querySelector('.cm-frames-' + key)"
-                        ".getAttribute('data-cm-shown-at') || 0) > t", arg=[key, before["shownAt"]], timeout=5000)
-                except Exception:
-                    bad.append(f"{where}: {spec['label']!r}: {press} showed no new frame within 5 s")
+                _, after = press_and_wait(page, key, i, spec, before, where, bad, read_js=CLOCK_JS)
+                if after is None:
                     break
-                after = page.evaluate(CLOCK_JS, key)
                 latency["first" if first else "later"].append(after["shownAt"] - after["keyAt"])
                 first = False
     return bad
