@@ -135,6 +135,8 @@ def test_predict_run_times_attention_by_the_table_only_where_asked():
     with pytest.raises(ValueError, match="^attention_kernel must be None without a gpu record and heads"):
         predict_run(**{k: v for k, v in run.items() if k not in ("gpu", "kernels")}, peak_tflops=989.0,
                     scale_up_GBps=450.0, attention_kernel="fa3")
+    with pytest.raises(ValueError, match=r"^attention_kernel must be one of \[None, 'fa2', 'fa3'\]"):
+        predict_run(**run, attention_kernel="flash")
 
 
 def test_flashattention_on_todays_path_replaces_the_attention_products_only():
@@ -151,8 +153,6 @@ def test_flashattention_on_todays_path_replaces_the_attention_products_only():
     assert fa2.model_flops == today.model_flops and fa2.dp_comm_s == today.dp_comm_s
     with pytest.raises(ValueError, match="^gpu must be one with a fa2 table"):
         predict_run(**{**run, "gpu": "B200"}, attention_kernel="fa2")
-    with pytest.raises(ValueError, match=r"^attention_kernel must be one of \[None, 'fa2', 'fa3'\]"):
-        predict_run(**run, attention_kernel="flash")
 
 
 # -- FP8 casts as memory traffic (issue 43, item 3) ---------------------------------------------------------
