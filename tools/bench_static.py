@@ -9,7 +9,8 @@ Chromium at 1366 x 900 CSS px and the given device pixel ratio. For every explor
 built, each control in turn takes the keyboard's focus and is moved ``--moves`` times (right, then
 back left: every move a new frame), and the time from the key's ``keydown`` to the decoded picture
 (``data-cm-shown-at``, set by book/static/static-frames.js) is recorded. The first move of each
-control is reported apart (it may wait for that control's pack of pictures). Frame bytes are the
+control is reported apart (it may wait for that control's pack of pictures); so are the later moves of a
+run picker (an explorer framed per run: each of its moves is a run change). Frame bytes are the
 explorer's folder on disk (index and packs), raw and gzipped. Issue 41's budget: p95 of the later
 moves at most 50 ms. With ``--baseline`` (a JSON this script wrote before) each explorer's earlier
 figures are printed beside today's.
@@ -36,6 +37,7 @@ BUDGET_P95_MS = 50.0
 STATE_JS = "(k) => document.querySelector('.cm-frames-' + k).__cmEngine.state()"
 SHOWN_AT_JS = "(k) => Number(document.querySelector('.cm-frames-' + k).getAttribute('data-cm-shown-at') || 0)"
 BASE_JS = "(k) => document.querySelector('.cm-frames-' + k).__cmEngine.base"
+BY_JS = "(k) => document.querySelector('.cm-frames-' + k).__cmEngine.by"
 
 
 def p95(values: list[float]) -> float:
@@ -52,7 +54,7 @@ def bench_page(context, base: str, html: Path, rel: str, moves: int) -> list[dic
     page.evaluate(KEY_CLOCK)
     out = []
     for explorer in page.evaluate(EXPLORERS_JS):
-        key, first, later = explorer["key"], [], []
+        key, first, later, picker = explorer["key"], [], [], []
         for i in range(explorer["controls"]):
             if not page.evaluate(FOCUS_JS, [key, i]):
                 continue
@@ -72,10 +74,12 @@ def bench_page(context, base: str, html: Path, rel: str, moves: int) -> list[dic
                     continue
                 ms = page.evaluate(SHOWN_AT_JS, key) - page.evaluate("() => window.__cmKeyAt")
                 (later if m else first).append(ms)
+                if m and i == page.evaluate(BY_JS, key):
+                    picker.append(ms)
         folder = html / "_frames" / unquote(page.evaluate(BASE_JS, key).split("/_frames/", 1)[1])
         raw, gz = folder_bytes(folder)
         out.append({"page": rel, "key": key, "title": explorer["title"], "raw": raw, "gz": gz,
-                    "first": first, "later": later})
+                    "first": first, "later": later, **({"picker": picker} if picker else {})})
     page.close()
     return out
 
@@ -93,6 +97,11 @@ def report(results: list[dict], baseline: dict[str, dict]) -> str:
         if old and old["later"]:
             row += f"   {statistics.median(old['later']):.1f} / {p95(old['later']):.1f}"
         lines.append(row + (" OVER" if later and p95(later) > BUDGET_P95_MS else ""))
+        if r.get("picker"):  # frames per run: the run picker's later moves (each a run change) apart
+            picker, old_picker = r["picker"], (old or {}).get("picker")
+            lines.append(f"{'   of which the run picker':52} {'':>9} {'':>7} {len(picker):>5} "
+                         f"{statistics.median(picker):>7.1f} {p95(picker):>6.1f} {'':>6}"
+                         + (f"   {statistics.median(old_picker):.1f} / {p95(old_picker):.1f}" if old_picker else ""))
     every = [ms for r in results for ms in r["later"]]
     if every:
         lines.append(f"all explorers: {len(every)} moves, median {statistics.median(every):.1f} ms, "

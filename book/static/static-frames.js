@@ -13,7 +13,8 @@
  * the frames that control reaches, as data: URLs; a control's pack is fetched when it first takes the
  * focus or moves, so touching an explorer costs a few requests, not one per picture. An explorer framed
  * per run (chapter 6's run picker) has one pack per run: the chosen run's on the first touch, then, in
- * idle time, the packs of the runs one and two steps away, whose pictures are composited ahead.
+ * idle time, the packs of the runs one and two steps away (their pictures composited ahead while the
+ * reader is on the picker).
  * A state that was not computed (two controls away from the defaults) puts the other controls back
  * to their defaults, visibly, and says why in one line. */
 (function () {
@@ -115,8 +116,8 @@
 
   // The packs of the runs one and two steps from the chosen one (both ways), asked for together at the
   // first idle moment once the reader has touched the explorer (never during the page's first load);
-  // as each arrives its frames are merged and the pictures near the current state composited ahead
-  // (prefetch), so picking a neighbouring run shows it as fast as any other move.
+  // as each arrives its frames are merged and, while the reader is on the run picker, the pictures
+  // picking it would show composited ahead (prefetch), so a neighbouring run shows as fast as any move.
   var RUNS_AHEAD = [1, -1, 2, -2];
   var idle = window.requestIdleCallback
     ? function (f) { window.requestIdleCallback(f, { timeout: 200 }); }
@@ -132,23 +133,21 @@
       RUNS_AHEAD.forEach(function (d) {
         var k = r + d;
         if (k < 0 || k >= n || self.merged[k]) return;
-        self.runPack(k).then(function () { self.runsNear(); }, function () {});
+        self.runPack(k).then(function () { self.runsNear(k); }, function () {});
       });
     });
   };
 
-  // the pictures picking a run one or two steps away would show, put first in the queue of frames
-  // composited ahead (one at a time, as prepare does), the nearest first
-  Engine.prototype.runsNear = function () {
-    if (this.by < 0 || !this.current) return;
-    var self = this, n = this.data.by.runs.length, r = this.run, files = [];
-    RUNS_AHEAD.forEach(function (d) {
-      var k = r + d;
-      if (k < 0 || k >= n || !self.ready[k]) return;
-      var f = self.data.frames[self.runState(k, self.current).state.join(",")];
-      if (f && f[1] && files.indexOf(f[1]) < 0 && self.here(f[1])) files.push(f[1]);
-    });
-    if (files.length) this.prepare(files.concat(this.ahead.filter(function (f) { return files.indexOf(f) < 0; })));
+  // a run's pack merged: where it is one or two steps from the chosen run and the reader is on the run
+  // picker, the pictures near the current state again (prefetch lists the frames picking a run shows)
+  Engine.prototype.runsNear = function (k) {
+    if (this.current && Math.abs(k - this.run) <= 2 && this.picking()) this.prefetch(this.current);
+  };
+
+  // whether the run picker has the focus: only then are the pictures of other runs composited ahead
+  // (while the reader moves another control, its own next pictures come first)
+  Engine.prototype.picking = function () {
+    return this.by >= 0 && this.controls[this.by].el.contains(document.activeElement);
   };
 
   // The state picking run r shows from the state last (pickRun's rule; nothing moves): the run's
@@ -381,6 +380,7 @@
   // the packs of the frames a control reaches in a step or two from the current state, fetched ahead
   Engine.prototype.warm = function (i) {
     var c = this.controls[i], state = (this.current || this.defaults), self = this;
+    if (i === this.by && this.current) this.prefetch(this.current);  // the neighbouring runs' pictures
     if (!c || !this.data.packs || this.by >= 0) return;
     [1, -1, 2, -2].forEach(function (d) {
       var k = state[i] + d;
@@ -393,14 +393,14 @@
 
   // -- pictures: fetched ahead, nearest the current state first (only those whose pack is here) --------
   Engine.prototype.prefetch = function (state) {
-    var self = this, frames = this.data.frames, near = [], seen = {};
+    var self = this, frames = this.data.frames, near = [], seen = {}, picking = this.picking();
     for (var d = 1; d <= 4; d++) {  // one step of every control first, then two...
       this.controls.forEach(function (c, i) {
         [self.step(i, state[i], d), self.step(i, state[i], -d)].forEach(function (k) {
           if (k === undefined || k < 0 || k >= self.count(i)) return;
           var f, s = state.slice();
-          if (i === self.by) {  // another run: the frame picking it shows, once its pack is merged
-            if (self.ready[k]) f = frames[self.runState(k, state).state.join(",")];
+          if (i === self.by) {  // another run: the frame picking it shows (its pack merged, the picker focused)
+            if (picking && self.ready[k]) f = frames[self.runState(k, state).state.join(",")];
           } else {
             s[i] = k;
             f = frames[s.join(",")] || frames[self.defaults.map(function (v, j) { return j === i ? k : v; }).join(",")];
@@ -680,7 +680,6 @@
       if (self.run !== r) return;
       self.queue = [];  // the last run's pictures not yet fetched: none of them is near any more
       self.prefetch(self.current);
-      self.runsNear();
       self.runsAhead();
     });
   };
