@@ -11,7 +11,10 @@
  * apart, at a pixel ratio other than 1 the default picture showed through: issue 41's ghosts).
  * The pictures come in packs (book/_ext/static_frames.py): one script per control holds the pictures of
  * the frames that control reaches, as data: URLs; a control's pack is fetched when it first takes the
- * focus or moves, so touching an explorer costs a few requests, not one per picture.
+ * focus or moves, so touching an explorer costs a few requests, not one per picture. An explorer framed
+ * per run (chapter 6's run picker) has one pack per run: the chosen run's on the first touch, then, in
+ * idle time, the packs of the runs one and two steps away (their pictures composited ahead while the
+ * reader is on the picker).
  * A state that was not computed (two controls away from the defaults) puts the other controls back
  * to their defaults, visibly, and says why in one line. */
 (function () {
@@ -68,7 +71,8 @@
     // control at a time from that run's defaults, each slider on the run's grid (a value between its
     // stops snaps to the next stop); a control whose options the run changes gets the run's options.
     this.by = data.by ? data.by.control : -1;
-    this.merged = {};     // run -> its frames are in data.frames
+    this.merged = {};     // run -> Promise: its pack loaded and its frames merged into data.frames
+    this.ready = {};      // run -> true once merged (sync reads it without waiting)
     this.retargeted = {};  // control -> true where some run offers other options than the page's
     if (this.by >= 0) {
       data.by.runs.forEach(function (run) {
@@ -103,16 +107,68 @@
         data.frames[s] = e;
       });
       Object.keys(urls).forEach(function (f) { data.packs[f] = name; });
+      self.ready[r] = true;
       return true;
     });
     this.merged[r].catch(function () { delete self.merged[r]; });
     return this.merged[r];
   };
 
-  // the value indices of a control the current run frames (a slider's grid), or null: every value
-  Engine.prototype.grid = function (i) {
+  // The packs of the runs one and two steps from the chosen one (both ways), asked for together at the
+  // first idle moment once the reader has touched the explorer (never during the page's first load);
+  // as each arrives its frames are merged and, while the reader is on the run picker, the pictures
+  // picking it would show composited ahead (prefetch), so a neighbouring run shows as fast as any move.
+  var RUNS_AHEAD = [1, -1, 2, -2];
+  var idle = window.requestIdleCallback
+    ? function (f) { window.requestIdleCallback(f, { timeout: 200 }); }
+    : function (f) { window.setTimeout(f, 20); };
+
+  Engine.prototype.runsAhead = function () {
+    if (this.by < 0 || this.runsWaiting) return;
+    var self = this;
+    this.runsWaiting = true;
+    idle(function () {
+      self.runsWaiting = false;
+      var n = self.data.by.runs.length, r = self.run;
+      RUNS_AHEAD.forEach(function (d) {
+        var k = r + d;
+        if (k < 0 || k >= n || self.merged[k]) return;
+        self.runPack(k).then(function () { self.runsNear(k); }, function () {});
+      });
+    });
+  };
+
+  // a run's pack merged: where it is one or two steps from the chosen run and the reader is on the run
+  // picker, the pictures near the current state again (prefetch lists the frames picking a run shows)
+  Engine.prototype.runsNear = function (k) {
+    if (this.current && Math.abs(k - this.run) <= 2 && this.picking()) this.prefetch(this.current);
+  };
+
+  // whether the run picker has the focus: only then are the pictures of other runs composited ahead
+  // (while the reader moves another control, its own next pictures come first)
+  Engine.prototype.picking = function () {
+    return this.by >= 0 && this.controls[this.by].el.contains(document.activeElement);
+  };
+
+  // The state picking run r shows from the state last (pickRun's rule; nothing moves): the run's
+  // defaults, keeping one control the reader had moved where the run frames it (not one whose options
+  // the run changes); moved lists the [control, value] kept or, more than one, put back.
+  Engine.prototype.runState = function (r, last) {
+    var self = this, frames = this.data.frames, want = this.data.by.runs[r]["default"].split(",").map(Number);
+    var moved = [];
+    this.controls.forEach(function (c, i) {
+      if (i === self.by || self.retargeted[i] || last[i] === want[i]) return;
+      var s = want.slice(); s[i] = self.snap(i, last[i], r);
+      if (frames[s.join(",")]) moved.push([i, s[i]]);
+    });
+    if (moved.length === 1) want[moved[0][0]] = moved[0][1];
+    return { state: want, moved: moved };
+  };
+
+  // the value indices of a control the current run (or run r) frames (a slider's grid), or null: every value
+  Engine.prototype.grid = function (i, r) {
     if (this.by < 0 || i === this.by) return null;
-    var g = (this.data.by.runs[this.run].grids || {})[i];
+    var g = (this.data.by.runs[r === undefined ? this.run : r].grids || {})[i];
     return g || null;
   };
 
@@ -130,9 +186,9 @@
     return at < 0 ? undefined : g[at + d];
   };
 
-  // a slider's value between the run's stops goes to the next stop the way it moved (else the nearest)
-  Engine.prototype.snap = function (i, k) {
-    var g = this.grid(i);
+  // a slider's value between the run's (or run r's) stops goes to the next stop the way it moved (else the nearest)
+  Engine.prototype.snap = function (i, k, r) {
+    var g = this.grid(i, r);
     if (!g || g.indexOf(k) >= 0) return k;
     var from = this.current ? this.current[i] : this.defaults[i], best = g[0];
     g.forEach(function (v) { if (Math.abs(v - k) < Math.abs(best - k)) best = v; });
@@ -324,6 +380,7 @@
   // the packs of the frames a control reaches in a step or two from the current state, fetched ahead
   Engine.prototype.warm = function (i) {
     var c = this.controls[i], state = (this.current || this.defaults), self = this;
+    if (i === this.by && this.current) this.prefetch(this.current);  // the neighbouring runs' pictures
     if (!c || !this.data.packs || this.by >= 0) return;
     [1, -1, 2, -2].forEach(function (d) {
       var k = state[i] + d;
@@ -336,13 +393,18 @@
 
   // -- pictures: fetched ahead, nearest the current state first (only those whose pack is here) --------
   Engine.prototype.prefetch = function (state) {
-    var self = this, frames = this.data.frames, near = [], seen = {};
+    var self = this, frames = this.data.frames, near = [], seen = {}, picking = this.picking();
     for (var d = 1; d <= 4; d++) {  // one step of every control first, then two...
       this.controls.forEach(function (c, i) {
         [self.step(i, state[i], d), self.step(i, state[i], -d)].forEach(function (k) {
           if (k === undefined || k < 0 || k >= self.count(i)) return;
-          var s = state.slice(); s[i] = k;
-          var f = frames[s.join(",")] || frames[self.defaults.map(function (v, j) { return j === i ? k : v; }).join(",")];
+          var f, s = state.slice();
+          if (i === self.by) {  // another run: the frame picking it shows (its pack merged, the picker focused)
+            if (picking && self.ready[k]) f = frames[self.runState(k, state).state.join(",")];
+          } else {
+            s[i] = k;
+            f = frames[s.join(",")] || frames[self.defaults.map(function (v, j) { return j === i ? k : v; }).join(",")];
+          }
           if (f && f[1] && !seen[f[1]] && self.here(f[1])) { seen[f[1]] = true; near.push(f[1]); }
         });
       });
@@ -512,7 +574,7 @@
       if (c.spec.kind === "toggle") c.el.setAttribute("aria-pressed", c.el.classList.contains("mod-active") ? "true" : "false");
     });
     this.root.setAttribute("data-cm-frame", name);
-    done.then(function () {
+    return done.then(function () {
       if (asked === self.shown) self.root.setAttribute("data-cm-shown-at", String(performance.now()));
     });
   };
@@ -561,8 +623,8 @@
     var self = this;
     if (this.by >= 0) {  // the chosen run's frames first (its pack, one request)
       var r = this.read(this.controls[this.by]);
-      if (!this.merged[r] || !this.merged[r].done) {
-        this.runPack(r).then(function () { self.merged[r].done = true; self.sync(); },
+      if (!this.ready[r]) {
+        this.runPack(r).then(function () { self.sync(); },
                              function (err) { console.error("static explorer " + self.key + ": " + err.message); });
         return;
       }
@@ -601,23 +663,25 @@
   // A run picked: its defaults, keeping one control the reader had moved where the run frames it (the
   // controls whose options the run changes go to the run's own values); more than one go back, and say so.
   Engine.prototype.pickRun = function (r) {
-    var self = this, frames = this.data.frames, last = this.current, moved = [];
+    var self = this, frames = this.data.frames, pick = this.runState(r, this.current), want = pick.state;
     this.setRun(r);
-    var want = this.defaults.slice();
-    this.controls.forEach(function (c, i) {
-      if (i === self.by || self.retargeted[i] || last[i] === want[i]) return;
-      var s = want.slice(); s[i] = self.snap(i, last[i]);
-      if (frames[s.join(",")]) moved.push([i, s[i]]);
-    });
     var reset = [];
-    if (moved.length === 1) want[moved[0][0]] = moved[0][1];
-    else moved.forEach(function (m) { reset.push(self.controls[m[0]].spec.label); self.flash(self.controls[m[0]]); });
+    if (pick.moved.length > 1) {
+      pick.moved.forEach(function (m) { reset.push(self.controls[m[0]].spec.label); self.flash(self.controls[m[0]]); });
+    }
     var name = want.join(","), entry = frames[name];
     if (!entry) { console.error("static explorer " + this.key + ": no frame for state " + name); return; }
     this.apply(entry, name);
-    this.show(name, entry);
+    var shown = this.show(name, entry);
     this.say(reset);
-    this.prefetch(this.current);
+    // the pictures around the run's state once its own is on screen (a new run's are all new: fetched
+    // and composited at once, they slowed its first picture)
+    shown.then(function () {
+      if (self.run !== r) return;
+      self.queue = [];  // the last run's pictures not yet fetched: none of them is near any more
+      self.prefetch(self.current);
+      self.runsAhead();
+    });
   };
 
   // Put the controls where the frame says (detached ones show the frame's readout instead).
@@ -678,7 +742,7 @@
     var engine = new Engine(root, key, base, data);
     return engine.check().then(function () {
       if (engine.by < 0) return null;
-      return engine.runPack(engine.run).then(function () { engine.merged[engine.run].done = true; });
+      return engine.runPack(engine.run);
     }).then(function () {
       root.__cmEngine = engine;
       engine.current = engine.defaults.slice();
@@ -687,6 +751,7 @@
       root.setAttribute("data-cm-frames", "ready");
       engine.prefetch(engine.defaults);
       engine.sync();  // a control moved while the frames were loading
+      engine.runsAhead();  // the runs next to the chosen one (the reader has touched the explorer)
     });
   };
 })();
