@@ -57,7 +57,7 @@ from .gemm import GEMM_CONSTANTS, KERNEL_FAMILY, gemm_time
 from .gpus import GPUS
 from .inputs import FP8_GEMM_EFFICIENCY, KERNEL_EFFICIENCY, KERNEL_EFFICIENCY_HOPPER, KERNEL_HALF_WIDTH
 from .kernels import ATTENTION_POINTS, layer_gemm_shapes
-from .predict import CALIBRATION, calibrate, kernel_share, layer_flops, predict_run
+from .predict import CALIBRATION, kernel_share, layer_flops, predict_run, refit_solved
 
 __all__ = ["ABLATIONS", "FAMILIES", "ablation_by_family", "ablation_config", "ablation_errors", "ablation_summary",
            "efficiency_ratio", "gemm_rates", "kernel_gap", "kernel_gap_rows", "loso_by_variant", "loso_errors",
@@ -126,13 +126,8 @@ def _refit(variant: str, solved: list, fixed: dict[str, float], sweeps: int) -> 
 def _refit_plan(plan: tuple, fixed_items: tuple, sweeps: int) -> tuple[tuple[str, float], ...]:
     """``_refit``'s Gauss–Seidel on (calibration, run or ``None`` to skip) pairs, cached by them."""
     fixed = dict(fixed_items)
-    for _ in range(sweeps):
-        for c, run in plan:
-            if run is None:
-                continue
-            others = {k: x for k, x in fixed.items() if k != c.constant}
-            fixed[c.constant] = calibrate(c.constant, metric=c.metric, measured=c.measured, run=dict(run),
-                                          low=c.low, high=c.high, **others).value
+    refit_solved([(c, run) for c, run in plan if run is not None], fixed, sweeps=sweeps,
+                 tolerance=-1.0)   # exactly ``sweeps`` sweeps
     return tuple(fixed.items())
 
 

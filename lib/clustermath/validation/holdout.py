@@ -38,7 +38,7 @@ from ..fabric_designs import hpn_scale, megascale_tor_set, meta_zone
 from ..validate import one_of
 from . import measurements as m
 from .predict import (
-    BUS_EFFICIENCY_OUT, BUS_EFFICIENCY_UP, CALIBRATION, LATENCY_S, RunPrediction, calibrate, hardware_flops,
+    BUS_EFFICIENCY_OUT, BUS_EFFICIENCY_UP, CALIBRATION, LATENCY_S, RunPrediction, hardware_flops, refit_solved,
     model_flops, parameter_count, predict_run, slowest_of, STRAGGLER_CV,
 )
 from .training_time import run_ettr
@@ -511,7 +511,7 @@ def _loso_fit(source: str) -> tuple[tuple[tuple[str, str, float], ...], tuple[tu
     directly off its row (a bus efficiency, the straggler spread) with no such row left falls to
     its lower bound, and the row is given as ``""``. The
     solved constants are then refitted together, each on its row with the others at their latest
-    values (``predict.calibrate``, Gauss–Seidel, as ``calibrate_defaults`` does), until none moves
+    values (``predict.refit_solved``, Gauss–Seidel, as ``calibrate_defaults`` does), until none moves
     by more than 1e-12.
     """
     frame = m.family("throughput")
@@ -540,16 +540,7 @@ def _loso_fit(source: str) -> tuple[tuple[tuple[str, str, float], ...], tuple[tu
             fixed[c.constant] = c.value
         else:
             fixed[c.constant] = c.value  # a direct constant of another source: its default is its row's ratio
-    for _ in range(40):
-        moved = 0.0
-        for row in solved:
-            others = {k: v for k, v in fixed.items() if k != row.constant}
-            fit = calibrate(row.constant, metric=row.metric, measured=row.measured, run=row.run,
-                            low=row.low, high=row.high, **others)
-            moved = max(moved, abs(fit.value - fixed[row.constant]))
-            fixed[row.constant] = fit.value
-        if moved <= 1e-12:
-            break
+    refit_solved([(row, row.run) for row in solved], fixed)
     return (tuple((k, r, fixed[k]) for k, r in plan), tuple(fixed.items()))
 
 

@@ -87,7 +87,7 @@ import dataclasses
 import math
 from dataclasses import dataclass
 from statistics import NormalDist
-from typing import Any, Mapping, NamedTuple
+from typing import Any, Mapping, NamedTuple, Sequence
 
 from ..peak import U16_MAX, bubble_fraction, ring_factor
 from ..reliability import straggler_tax
@@ -108,7 +108,7 @@ __all__ = [
     "DP_OVERLAP", "FP8_GEMM_EFFICIENCY", "GRAD_BYTES", "HEAD_DIM", "Hardware", "KERNEL_EFFICIENCY",
     "KERNEL_EFFICIENCY_HOPPER", "KERNEL_HALF_WIDTH", "LATENCY_S", "Layout", "METRICS", "ModelShape", "OVERLAP_SLOWDOWN",
     "PARAM_BYTES", "PRECISIONS", "RECOMPUTE", "Rates", "RunPrediction", "SHARDINGS", "STRAGGLER_CV", "Stack", "Stage",
-    "StepFlops", "Transfers", "calibrate", "calibrate_defaults", "check_fit", "collective_time", "compute_time",
+    "StepFlops", "Transfers", "calibrate", "calibrate_defaults", "refit_solved", "check_fit", "collective_time", "compute_time",
     "data_parallel_bytes", "data_parallel_transfers", "dp_collective", "elementwise_bytes", "elementwise_time", "fp8_cast_time", "fsdp_exposed",
     "gemm_times", "gradient_exposed", "hardware_flops", "hidden_behind", "kernel_layer_times", "kernel_share",
     "latency_crossover_bytes", "layer_flops", "memory_bandwidth_TBps", "memory_time", "model_flops",
@@ -1086,15 +1086,27 @@ def calibrate_defaults(rows: tuple[Calibration, ...] = CALIBRATION, *, sweeps: i
     solved = [row for row in rows if row.run]
     for row in solved:
         fixed[row.constant] = row.value
-    for _ in range(whole("sweeps", sweeps, low=1)):
+    return {**result, **refit_solved([(row, row.run) for row in solved], fixed, sweeps=whole("sweeps", sweeps, low=1))}
+
+
+def refit_solved(solved: Sequence[tuple[Calibration, Mapping[str, Any]]], fixed: dict[str, float], *,
+                 sweeps: int = 40, tolerance: float = 1e-12) -> dict[str, Calibrated]:
+    """Gauss–Seidel over the solved constants: each (calibration row, run) of ``solved`` refits the row's
+    constant on that run (``calibrate``; the run is the row's own, ``Calibration.run``, or a switch's
+    variant of it) with every other constant at its latest value in ``fixed``, which is updated in place;
+    sweep after sweep until one moves none by more than ``tolerance`` (a negative one: exactly ``sweeps``),
+    at most ``sweeps``. Returns each constant's last fit. Shared by ``calibrate_defaults``, leave-one-source-out
+    (``holdout``) and the switches' refits (``ablation``)."""
+    fits: dict[str, Calibrated] = {}
+    for _ in range(sweeps):
         moved = 0.0
-        for row in solved:
+        for row, run in solved:
             others = {k: v for k, v in fixed.items() if k != row.constant}
-            fit = calibrate(row.constant, metric=row.metric, measured=row.measured, run=row.run,
+            fit = calibrate(row.constant, metric=row.metric, measured=row.measured, run=dict(run),
                             low=row.low, high=row.high, **others)
             moved = max(moved, abs(fit.value - fixed[row.constant]))
             fixed[row.constant] = fit.value
-            result[row.constant] = fit
-        if moved <= 1e-12:
+            fits[row.constant] = fit
+        if moved <= tolerance:
             break
-    return result
+    return fits
