@@ -17,7 +17,7 @@ from statistics import NormalDist
 import pytest
 
 from clustermath import (
-    CALIBRATION, Calibrated, Calibration, calibrate, calibrate_defaults, hardware_flops, model_flops,
+    CALIBRATION, Calibrated, Calibration, calibrate, calibrate_defaults, hardware_flops, refit_solved, model_flops,
     TrainingDays, days_to_train, parameter_count, predict_run, ring_factor, run_ettr, slowest_of,
 )
 import validation_printed as printed_pins
@@ -320,6 +320,19 @@ def test_a_refit_that_cannot_settle_stops_after_its_sweeps(calls):
         with pytest.raises(ValueError) as err:
             calibrate_defaults(torn, sweeps=bad)
         assert str(err.value) == f"sweeps must be a whole number in 1..inf, got {bad!r}"
+
+
+def test_a_negative_tolerance_runs_every_sweep_and_the_fits_update_fixed(calls):
+    """``refit_solved`` (shared by the calibration, leave-one-source-out and the switches' refits): a
+    negative tolerance runs exactly ``sweeps`` sweeps even when nothing moves; ``fixed`` ends at the fits."""
+    row = CALIBRATION[0]
+    fixed = {c.constant: c.value for c in CALIBRATION}
+    fits = refit_solved([(row, row.run)], fixed, sweeps=3, tolerance=-1.0)
+    assert calls == ["kernel_efficiency"] * 3
+    assert fixed["kernel_efficiency"] == fits["kernel_efficiency"].value
+    calls.clear()
+    assert refit_solved([(row, row.run)], dict(fixed), sweeps=3) == fits     # settled: one sweep, then stop
+    assert calls == ["kernel_efficiency"]
 
 
 def test_the_refit_defaults_field_by_field():
