@@ -241,8 +241,8 @@ VOILA_PKGS    := voila==0.5.13
 # Two pytest-xdist workers (issue 41: 5 min in one process) for the pages' checks, every explorer
 # control moved (test_frames.py) and the pictures at pixel ratios: a worker runs every check of one page
 # together (one visit of it overall), and one page's explorer moves together (tests/browser/conftest.py
-# groups them and prints the workers' summaries). Then, in one process, the latency budget (median key
-# press to picture under 100 ms, test_frames_latency.py: a fixed sample of moves, timed with no second
+# groups them and prints the workers' summaries). Then, in one process, the latency guard (median key
+# press to picture under 150 ms, test_frames_latency.py: a fixed sample of moves, timed with no second
 # worker beside it to judge the machine's load instead) and the defect drill (never in test_pages.py's call).
 BROWSER_XDIST := -n $(PYTEST_JOBS) --dist loadgroup --no-loadscope-reorder
 browser-check: $(TEST_STAMP)

@@ -15,7 +15,7 @@ a key (an arrow on a slider, Space on a checkbox or toggle), and require
 * the control moved before it to be back at its default, with the one-line note saying that
   combined settings need a live kernel (unless the explorer carries its whole grid).
 
-The latency budget (median key press to picture under 100 ms) is judged apart, on a fixed sample of
+The latency guard (median key press to picture under 150 ms) is judged apart, on a fixed sample of
 moves made with nothing else running (test_frames_latency.py): `make browser-check` runs this module's
 checks on two workers, one page's moves per group, and a second worker beside a move slows it.
 
