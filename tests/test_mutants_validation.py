@@ -17,8 +17,8 @@ from statistics import NormalDist
 import pytest
 
 from clustermath import (
-    CALIBRATION, Calibrated, Calibration, calibrate, calibrate_defaults, hardware_flops, refit_solved, model_flops,
-    TrainingDays, days_to_train, parameter_count, predict_run, ring_factor, run_ettr, slowest_of,
+    CALIBRATION, Calibrated, Calibration, calibrate, calibrate_defaults, hardware_flops, model_flops,
+    TrainingDays, days_to_train, parameter_count, predict_run, refit_solved, ring_factor, run_ettr, slowest_of,
 )
 import validation_printed as printed_pins
 from clustermath.validation import cross_checks, disagreements

@@ -108,12 +108,12 @@ __all__ = [
     "DP_OVERLAP", "FP8_GEMM_EFFICIENCY", "GRAD_BYTES", "HEAD_DIM", "Hardware", "KERNEL_EFFICIENCY",
     "KERNEL_EFFICIENCY_HOPPER", "KERNEL_HALF_WIDTH", "LATENCY_S", "Layout", "METRICS", "ModelShape", "OVERLAP_SLOWDOWN",
     "PARAM_BYTES", "PRECISIONS", "RECOMPUTE", "Rates", "RunPrediction", "SHARDINGS", "STRAGGLER_CV", "Stack", "Stage",
-    "StepFlops", "Transfers", "calibrate", "calibrate_defaults", "refit_solved", "check_fit", "collective_time", "compute_time",
+    "StepFlops", "Transfers", "calibrate", "calibrate_defaults", "check_fit", "collective_time", "compute_time",
     "data_parallel_bytes", "data_parallel_transfers", "dp_collective", "elementwise_bytes", "elementwise_time", "fp8_cast_time", "fsdp_exposed",
     "gemm_times", "gradient_exposed", "hardware_flops", "hidden_behind", "kernel_layer_times", "kernel_share",
     "latency_crossover_bytes", "layer_flops", "memory_bandwidth_TBps", "memory_time", "model_flops",
     "model_parallel_transfers", "output_layer_time", "parameter_count", "bubble_time", "predict_run", "predict_step",
-    "slowest_of", "stage_time", "predicted_flops", "straggler_time", "transfers", "wire_rates",
+    "refit_solved", "slowest_of", "stage_time", "predicted_flops", "straggler_time", "transfers", "wire_rates",
 ]
 
 ACTIVATION_BYTES = 2
@@ -554,20 +554,6 @@ def gemm_times(shape: ModelShape, layout: Layout, hardware: Hardware, stack: Sta
     the attention products (``kernels.CAUSAL_SHARE``); ``attention_kernel`` times them instead as
     FlashAttention's fused kernel at its benchmark's rates, ``m · attention_table_time`` for the ``m``
     micro-batches of one GPU; ``kernels`` times every GEMM from its shape (``kernel_layer_times``)."""
-    n, p, tokens = layout.gpus, layout.pp, layout.global_batch * shape.seq_len
-    eta = _kernel_share(shape.hidden, constants.efficiency(hardware), constants.kernel_half_width)
-    rate16 = n * hardware.peak * eta
-    rate_linear = rate16 * (2.0 * constants.fp8_efficiency if stack.precision == "fp8" else 1.0)
-    layer_linear = compute_time(flops=tokens * p * flops.linear_passes * flops.linear, rate=rate_linear)
-    layer_attn = compute_time(flops=tokens * p * flops.attention_passes * flops.attention, rate=rate16)
-    output = _output_layer_time(tokens, shape.vocab, shape.hidden, p, rate16)
-    if constants.causal_attention:
-        layer_attn *= CAUSAL_SHARE
-    if constants.attention_kernel is not None and not constants.kernels:
-        layer_attn = layout.microbatches * attention_table_time(
-            hidden=shape.hidden, heads=shape.heads, seq_len=shape.seq_len, microbatch=layout.microbatch,
-            tp=layout.tp, cp=layout.cp, gpu=hardware.gpu, kernel=constants.attention_kernel,
-            recompute=flops.linear_passes > 3.0)
     if constants.kernels:
         return kernel_layer_times(
             hardware.gpu, hidden=shape.hidden, ffn_hidden=shape.mlp, vocab=shape.vocab, seq_len=shape.seq_len,
@@ -575,6 +561,20 @@ def gemm_times(shape: ModelShape, layout: Layout, hardware: Hardware, stack: Sta
             heads=shape.heads, kv_share=shape.kv_share, gated_mlp=stack.gated_mlp, precision=stack.precision,
             linear_passes=flops.linear_passes, attention_passes=flops.attention_passes,
             attention_kernel=constants.attention_kernel)
+    n, p, tokens = layout.gpus, layout.pp, layout.global_batch * shape.seq_len
+    eta = _kernel_share(shape.hidden, constants.efficiency(hardware), constants.kernel_half_width)
+    rate16 = n * hardware.peak * eta
+    rate_linear = rate16 * (2.0 * constants.fp8_efficiency if stack.precision == "fp8" else 1.0)
+    layer_linear = compute_time(flops=tokens * p * flops.linear_passes * flops.linear, rate=rate_linear)
+    if constants.attention_kernel is not None:
+        layer_attn = layout.microbatches * attention_table_time(
+            hidden=shape.hidden, heads=shape.heads, seq_len=shape.seq_len, microbatch=layout.microbatch,
+            tp=layout.tp, cp=layout.cp, gpu=hardware.gpu, kernel=constants.attention_kernel,
+            recompute=flops.linear_passes > 3.0)
+    else:
+        layer_attn = compute_time(flops=tokens * p * flops.attention_passes * flops.attention, rate=rate16) * (
+            CAUSAL_SHARE if constants.causal_attention else 1.0)
+    output = _output_layer_time(tokens, shape.vocab, shape.hidden, p, rate16)
     return layer_linear, layer_attn, output
 
 
@@ -1086,7 +1086,8 @@ def calibrate_defaults(rows: tuple[Calibration, ...] = CALIBRATION, *, sweeps: i
     solved = [row for row in rows if row.run]
     for row in solved:
         fixed[row.constant] = row.value
-    return {**result, **refit_solved([(row, row.run) for row in solved], fixed, sweeps=whole("sweeps", sweeps, low=1))}
+    fits = refit_solved([(row, row.run) for row in solved], fixed, sweeps=whole("sweeps", sweeps, low=1))
+    return {**result, **fits}
 
 
 def refit_solved(solved: Sequence[tuple[Calibration, Mapping[str, Any]]], fixed: dict[str, float], *,
