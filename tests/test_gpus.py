@@ -31,8 +31,26 @@ def test_lookup_by_name_and_by_alias_give_the_same_record():
         assert gpu(alias) is gpu(name) is GPUS[name]
 
 
-@pytest.mark.parametrize("name", ["A100", "h100", "", None, 989.0])
-def test_an_unknown_or_ambiguous_name_is_refused_with_the_list(name):
+@pytest.mark.parametrize(("spelling", "name"), [
+    ("h100", "H100-SXM5-80GB"), ("H100 SXM", "H100-SXM5-80GB"), ("h100_sxm5_80gb", "H100-SXM5-80GB"),
+    ("H100-80GB", "H100-SXM5-80GB"), ("h200", "H200-SXM-141GB"), ("H200 SXM 141GB", "H200-SXM-141GB"),
+    ("B200-SXM", "B200-SXM-180GB"), ("gb200 nvl72", "GB200-NVL72"), ("GB200", "GB200-NVL72"),
+    ("A100", "A100-SXM4-80GB"), ("a100-sxm4", "A100-SXM4-80GB"), ("A100 40GB", "A100-SXM4-40GB"),
+    ("A100-SXM4-40GB", "A100-SXM4-40GB"), (" H100 ", "H100-SXM5-80GB"),
+])
+def test_a_name_is_found_in_any_case_and_spelling(spelling, name):
+    assert gpu(spelling) is GPUS[name]
+
+
+def test_a_bare_a100_is_the_80_gb_part_and_differs_from_the_40_gb_one_in_memory_only():
+    big, small = gpu("A100"), gpu("A100-40GB")
+    assert big.name == "A100-SXM4-80GB"
+    differ = {f.name for f in dataclasses.fields(Gpu) if getattr(big, f.name) != getattr(small, f.name)}
+    assert differ == {"name", "memory_TBps", "memory_GB", "source"}
+
+
+@pytest.mark.parametrize("name", ["H100 PCIe", "H100-NVL", "MI300X", "A10", "H1000", "", None, 989.0])
+def test_an_unknown_name_is_refused_with_the_list(name):
     with pytest.raises(ValueError, match=r"^name must be one of \[.*'H100-SXM5-80GB'.*got"):
         gpu(name)
 

@@ -231,7 +231,7 @@ def test_hardware_by_name_equals_the_same_gpu_by_numbers():
     assert Hardware.of("H100", scale_out_GBps=50.0, peak_tflops=500.0).peak_tflops == 500.0   # a number given wins
     assert Hardware.of(None, peak_tflops=312.0, scale_up_GBps=300.0, scale_out_GBps=25.0).scale_up_gpus == 8
     with pytest.raises(ValueError, match="^name must be one of"):
-        Hardware.of("A100", scale_out_GBps=25.0)
+        Hardware.of("H100 PCIe", scale_out_GBps=25.0)
 
 
 def test_every_record_is_exported_by_the_package():
@@ -247,3 +247,29 @@ def test_a_default_taken_as_checked_is_the_default_checked():
     assert Stack(str("bf16"[:2] + "16")) == Stack()
     with pytest.raises(ValueError, match="^kernel_efficiency must be a number in"):
         Constants(kernel_efficiency=float("nan"))
+
+
+RUN_BY_HAND = dict(layers=32, hidden=4096, heads=32, kv_heads=8, ffn_hidden=14336, seq_len=8192, vocab=128256,
+                   global_batch=128, microbatch=1, gpus=8, tp=1, pp=1, scale_out_GBps=50.0, gated_mlp=True,
+                   flash_attention=True, overlap=True)
+
+
+@pytest.mark.parametrize(("typed", "canonical"), [
+    ({"gpu": "h100 sxm", "precision": "FP8", "sharding": "Optimizer", "recompute": " NONE "},
+     {"gpu": "H100-SXM5-80GB", "precision": "fp8", "sharding": "optimizer", "recompute": "none"}),
+    ({"gpu": "H100", "sharding": "FSDP", "overlap": "yes", "recompute": "Full"},
+     {"gpu": "H100-SXM5-80GB", "sharding": "full", "overlap": True, "recompute": "full"}),
+    ({"gpu": "b200", "sharding": "zero-1", "gated_mlp": "True", "flash_attention": "on"},
+     {"gpu": "B200-SXM-180GB", "sharding": "optimizer", "gated_mlp": True, "flash_attention": True}),
+    ({"gpu": "a100", "sharding": "DDP", "overlap": "off", "precision": "BF16"},
+     {"gpu": "A100-SXM4-80GB", "sharding": "none", "overlap": False, "precision": "bf16"}),
+])
+def test_a_run_typed_by_hand_in_other_spellings_is_the_same_run(typed, canonical):
+    assert predict_run(**{**RUN_BY_HAND, **typed}) == predict_run(**{**RUN_BY_HAND, **canonical})
+
+
+@pytest.mark.parametrize(("switch", "value"), [("precision", "fp4"), ("sharding", "zero2"), ("recompute", "some"),
+                                               ("overlap", "maybe"), ("gated_mlp", "2")])
+def test_a_switch_outside_its_choices_is_still_refused_by_name(switch, value):
+    with pytest.raises(ValueError, match=f"^{switch} must be"):
+        predict_run(**{**RUN_BY_HAND, "gpu": "H100", switch: value})

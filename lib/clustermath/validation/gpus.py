@@ -150,15 +150,32 @@ GPUS: dict[str, Gpu] = {g.name: g for g in (
 )}
 """Every GPU the measurements use, by the name ``measurements.csv`` gives it (``gpu_type``)."""
 
-GPU_ALIASES = {"H100": "H100-SXM5-80GB", "H200": "H200-SXM-141GB", "B200": "B200-SXM-180GB",
-               "GB200": "GB200-NVL72", "A100-40GB": "A100-SXM4-40GB", "A100-80GB": "A100-SXM4-80GB"}
-"""Short names that name one part (a bare ``A100`` does not: two memories)."""
+GPU_ALIASES = {"H100": "H100-SXM5-80GB", "H100-SXM": "H100-SXM5-80GB", "H100-SXM5": "H100-SXM5-80GB",
+               "H100-80GB": "H100-SXM5-80GB", "H200": "H200-SXM-141GB", "H200-SXM": "H200-SXM-141GB",
+               "H200-141GB": "H200-SXM-141GB", "B200": "B200-SXM-180GB", "B200-SXM": "B200-SXM-180GB",
+               "B200-180GB": "B200-SXM-180GB", "GB200": "GB200-NVL72", "A100": "A100-SXM4-80GB",
+               "A100-SXM4": "A100-SXM4-80GB", "A100-80GB": "A100-SXM4-80GB", "A100-40GB": "A100-SXM4-40GB"}
+"""Short names of one part. A bare ``A100`` (or ``A100-SXM4``) is the 80 GB part, the one training
+runs since 2021 use: the two A100 SXM4 parts share every peak and the NVLink, and differ only in HBM
+(2.039 against 1.555 TB/s), which moves the memory-bound terms alone; name ``A100-40GB`` for the other."""
+
+
+def _spelling(name: str) -> str:
+    """A name as ``gpu`` compares it: upper case, without spaces, hyphens, underscores or slashes
+    (``h100 sxm5 80gb``, ``H100_SXM5_80GB`` and ``H100-SXM5-80GB`` are one name)."""
+    return "".join(ch for ch in name.upper() if ch not in " -_/")
+
+
+_BY_SPELLING: dict[str, str] = {_spelling(k): v for k, v in (*((n, n) for n in GPUS), *GPU_ALIASES.items())}
 
 
 def gpu(name: str) -> Gpu:
-    """The ``Gpu`` record of ``name`` (a key of ``GPUS`` or of ``GPU_ALIASES``); ``ValueError`` otherwise."""
+    """The ``Gpu`` record of ``name``: a key of ``GPUS`` or of ``GPU_ALIASES``, in any case and with
+    spaces, hyphens or underscores anywhere (``"h100 sxm"`` is ``"H100-SXM5-80GB"``). A part the table
+    does not hold (an H100 PCIe or NVL, an MI300X) raises ``ValueError`` with the names it knows."""
     if isinstance(name, str):
-        found = GPUS.get(name) or GPUS.get(GPU_ALIASES.get(name, ""))
+        found = _BY_SPELLING.get(_spelling(name))
         if found is not None:
-            return found
-    raise ValueError(f"name must be one of {sorted(GPUS) + sorted(GPU_ALIASES)!r}, got {name!r}")
+            return GPUS[found]
+    raise ValueError(f"name must be one of {sorted(GPUS) + sorted(GPU_ALIASES)!r} (any case; spaces, hyphens "
+                     f"and underscores ignored), got {name!r}")

@@ -35,7 +35,7 @@ from .kernels import ATTENTION_KERNELS, FP8_CASTS
 __all__ = [
     "BUS_EFFICIENCY_OUT", "BUS_EFFICIENCY_UP", "Constants", "DP_OVERLAP", "FP8_GEMM_EFFICIENCY", "GRAD_BYTES",
     "HEAD_DIM", "Hardware", "KERNEL_EFFICIENCY", "KERNEL_EFFICIENCY_HOPPER", "KERNEL_HALF_WIDTH", "LATENCY_S",
-    "Layout", "ModelShape", "OVERLAP_SLOWDOWN", "PRECISIONS", "RECOMPUTE", "SHARDINGS", "STRAGGLER_CV", "Stack",
+    "Layout", "ModelShape", "OVERLAP_SLOWDOWN", "PRECISIONS", "RECOMPUTE", "SHARDINGS", "SHARDING_NAMES", "STRAGGLER_CV", "Stack",
     "check_fit", "memory_bandwidth_TBps",
 ]
 
@@ -45,6 +45,10 @@ PRECISIONS = ("bf16", "fp16", "fp8")
 """Arithmetic of the linear layers' GEMMs: 16-bit (``bf16``, ``fp16``, the same peak) or 8-bit."""
 SHARDINGS = ("none", "optimizer", "full")
 """Data-parallel state: replicated; ZeRO-1 (Megatron's distributed optimizer); ZeRO-3 (FSDP)."""
+SHARDING_NAMES = {"ddp": "none", "zero1": "optimizer", "zero-1": "optimizer", "distributed_optimizer": "optimizer",
+                  "fsdp": "full", "zero3": "full", "zero-3": "full"}
+"""Other names ``Stack`` reads as a ``SHARDINGS`` choice: PyTorch's DDP (replicated), ZeRO stage 1 and
+Megatron's distributed optimizer, FSDP and ZeRO stage 3."""
 HEAD_DIM = 128
 """Head dimension assumed when ``heads`` is not given (the attention scores' traffic needs a count)."""
 
@@ -78,6 +82,20 @@ def _checks(cls: type, **checks: Check) -> dict[str, tuple[Check, object, object
     """``_checked_fields``' table for ``cls``: each field's check, its default and the default checked."""
     defaults = {f.name: f.default for f in fields(cls)}
     return {name: (validate, defaults[name], validate(name, defaults[name])) for name, validate in checks.items()}
+
+
+def _choice(allowed: tuple, synonyms: Mapping[str, str] | None = None) -> Check:
+    """A check for a switch with named choices: the choice itself, a name compared without regard to case
+    or surrounding spaces (``"FP8"`` is ``"fp8"``), or one of ``synonyms`` (another common name of a
+    choice, compared the same way), else ``ValueError`` listing ``allowed``."""
+    other = dict(synonyms or {})
+
+    def check(name: str, value: object) -> object:
+        spelled = str(value).strip().lower() if isinstance(value, str) else value
+        spelled = other.get(spelled, spelled) if isinstance(spelled, str) else spelled
+        chosen = one_of(name, spelled if spelled in allowed else value, allowed)
+        return str(chosen) if isinstance(chosen, str) else chosen
+    return check
 
 
 # -- what is trained ---------------------------------------------------------------------------------
@@ -158,7 +176,9 @@ class Layout:
         n = whole("gpus", self.gpus, low=1, integral_only=False)
         t, p, c = (whole(k, getattr(self, k), low=1, high=U16_MAX, integral_only=False) for k in ("tp", "pp", "cp"))
         v = whole("virtual_stages", self.virtual_stages, low=1, integral_only=False)
-        recompute = one_of("recompute", self.recompute, RECOMPUTE)
+        recompute = _choice(RECOMPUTE)("recompute", self.recompute)
+        if recompute is not self.recompute:
+            object.__setattr__(self, "recompute", recompute)
         if n % (t * p * c):
             raise ValueError(f"gpus must be a multiple of tp·pp·cp = {t * p * c:,}, got {n!r}")
         d = n // (t * p * c)
@@ -237,10 +257,14 @@ class Hardware:
 
 # -- the training stack's switches --------------------------------------------------------------------
 
+_WORDS = {"yes": True, "no": False, "true": True, "false": False, "on": True, "off": False}
+
+
 def _switch(name: str, value: object) -> bool:
-    """A boolean switch; the CSV's ``yes``/``no`` read as True/False."""
-    if isinstance(value, str) and value in ("yes", "no"):
-        return value == "yes"
+    """A boolean switch; the CSV's ``yes``/``no`` (and ``true``/``false``, ``on``/``off``, any case) read
+    as True/False."""
+    if isinstance(value, str) and value.strip().lower() in _WORDS:
+        return _WORDS[value.strip().lower()]
     return flag(name, value)
 
 
@@ -273,8 +297,8 @@ def _optional_switch(name: str, value: object) -> bool | None:
 
 
 _STACK_CHECKS = _checks(
-    Stack, precision=lambda k, x: str(one_of(k, x, PRECISIONS)), sharding=lambda k, x: str(one_of(k, x, SHARDINGS)),
-    overlap=flag, flash_attention=_switch, gated_mlp=flag, sequence_parallel=_optional_switch)
+    Stack, precision=_choice(PRECISIONS), sharding=_choice(SHARDINGS, SHARDING_NAMES),
+    overlap=_switch, flash_attention=_switch, gated_mlp=_switch, sequence_parallel=_optional_switch)
 
 
 # -- the constants ----------------------------------------------------------------------------------
@@ -372,9 +396,8 @@ _CONSTANT_CHECKS = _checks(
     bus_efficiency_up=_share, bus_efficiency_out=_share, latency_s=partial(real, unit="s"), fp8_efficiency=_share,
     overlap_slowdown=probability, tp_overlap=probability, pp_overlap=probability, dp_overlap=probability,
     straggler_cv=real, grad_bytes=partial(real, low_open=True, unit="bytes"), causal_attention=flag, kernels=flag,
-    attention_kernel=lambda k, x: one_of(k, x, (None, *ATTENTION_KERNELS)),
-    fp8_casts=lambda k, x: one_of(k, x, (None, *FP8_CASTS)),
-    dp_latency=lambda k, x: one_of(k, x, (None, *DP_LATENCIES)))
+    attention_kernel=_choice((None, *ATTENTION_KERNELS)), fp8_casts=_choice((None, *FP8_CASTS)),
+    dp_latency=_choice((None, *DP_LATENCIES)))
 
 
 # -- what needs two records ---------------------------------------------------------------------------
