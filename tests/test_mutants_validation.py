@@ -345,7 +345,7 @@ def test_the_refit_defaults_field_by_field():
     assert all(fits[k].at_bound is False for k in fits if k != "kernel_half_width")
     width = fits["kernel_half_width"]
     assert width == Calibrated("kernel_half_width", width.value, False, width.predicted)
-    assert 203.0 < width.value < 206.0 and width.predicted == pytest.approx(137.0)
+    assert 166.0 < width.value < 168.0 and width.predicted == pytest.approx(137.0)
     assert fits["latency_s"].value == pytest.approx(47.54e-6 / 8, rel=1e-12)
     assert fits["latency_s"].predicted == pytest.approx(47.54e-6, rel=1e-12) and not fits["latency_s"].at_bound
     # converged: the solved constants together reproduce both rows they were fitted on
@@ -660,7 +660,7 @@ def test_the_summary_recomputed_from_the_residuals():
     assert list(table["validated"]) == [1, 118, 5, 4, 1, 1]
     assert list(table["worst"]) == ["ncclt175-a100-1node", "titan24-t2-8b-cp8", "kor22-t4-4", "kok25-mttf-1024",
                                     "lin25-waste-p90", "hpn-dp-traffic"]
-    assert [round(100 * e, 1) for e in table["median_abs_error"]] == [5.8, 6.7, 2.3, 147.0, 93.7, 0.8]
+    assert [round(100 * e, 1) for e in table["median_abs_error"]] == [5.8, 6.5, 2.3, 147.0, 93.7, 0.8]
     assert list(table["outside"]) == [8, 8, 0, 1, 0, 0]
     assert list(table["identity"]) == [0, 0, 0, 0, 0, 5]
 

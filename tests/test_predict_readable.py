@@ -88,7 +88,7 @@ def test_the_call_tree_reaches_every_part_and_record():
     for part in ("predict_step", "predicted_flops", "gemm_times", "memory_time", "wire_rates", "transfers",
                  "stage_time", "fsdp_exposed", "gradient_exposed", "check_fit", "kernel_layer_times", "gemm_time",
                  "collective_time", "hidden_behind", "bubble_time", "straggler_time", "_kernel_share",
-                 "_output_layer_time",
+                 "_output_layer_time", "_loss_time",
                  "__post_init__", "_checked", "of", "efficiency"):
         assert part in names, part
     assert len(tree) > 40

@@ -17,7 +17,7 @@ from argument_errors import assert_errors_name_their_argument
 from clustermath import (
     LATENCY_S, OVERLAP_SLOWDOWN, Stack, collective_time, data_parallel_bytes, elementwise_bytes,
     elementwise_time, hidden_behind, latency_crossover_bytes, layer_flops, memory_bandwidth_TBps,
-    output_layer_time, predict_run,
+    LOSS_BYTES, loss_time, output_layer_time, predict_run,
     ring_factor,
 )
 from test_predict_run import runs
@@ -199,6 +199,51 @@ def test_output_layer_time_by_hand():
     assert output_layer_time(tokens=1000, vocab=0, hidden=10, stages=4, rate=1e6) == 0.0   # no vocabulary
     assert output_layer_time(tokens=0, vocab=100, hidden=10, stages=4, rate=1e6) == 0.0    # an empty batch
     assert_errors_name_their_argument(output_layer_time, dict(tokens=1000, vocab=100, hidden=10, stages=4, rate=1e6))
+
+
+def test_loss_time_by_hand():
+    # 1,000 tokens, 100 logits each, 40 bytes a logit, the last of 4 stages on 8 of 32 GPUs, 1 TB/s
+    assert loss_time(tokens=1000, vocab=100, stages=4, gpus=32, memory_TBps=1.0) == \
+        pytest.approx(40 * 100 * 1000 * 4 / (32 * 1e12), rel=1e-15)
+    assert LOSS_BYTES == 40.0 == 6 + 8 + 4 + 8 + 8 + 6   # upcast+max, exp, row sum, normalise, scale, cast back
+    assert loss_time(tokens=1000, vocab=100, stages=1, gpus=8, memory_TBps=2.0, loss_bytes=10.0) == \
+        pytest.approx(10 * 100 * 1000 / (8 * 2e12), rel=1e-15)
+
+
+@pytest.mark.parametrize("zero", [dict(vocab=0), dict(tokens=0), dict(loss_bytes=0.0), dict(memory_TBps=INF)])
+def test_loss_time_is_zero_without_logits_bytes_or_a_memory_bound(zero):
+    assert loss_time(**{**dict(tokens=1000, vocab=100, stages=4, gpus=32, memory_TBps=1.0), **zero}) == 0.0
+
+
+def test_loss_time_refuses_impossible_input_by_name():
+    assert_errors_name_their_argument(loss_time, dict(tokens=1000, vocab=100, stages=4, gpus=32, memory_TBps=1.0,
+                                                      loss_bytes=40.0))
+
+
+def test_the_loss_lands_on_the_last_stage_whole():
+    # no stragglers, one stage: the step grows by exactly the loss's time; with four stages the last stage,
+    # which sets the pace, grows by its loss time, four times the even spread's
+    run = dict(layers=8, hidden=1024, seq_len=1024, vocab=50_000, global_batch=64, microbatch=1, gpus=8, tp=1,
+               scale_out_GBps=25.0, peak_tflops=312.0, scale_up_GBps=300.0, memory_TBps=2.0, straggler_cv=0.0)
+    tokens = 64 * 1024
+    one = predict_run(**run, pp=1)
+    assert one.step_s - predict_run(**run, pp=1, loss_bytes=0.0).step_s == pytest.approx(
+        loss_time(tokens=tokens, vocab=50_000, stages=1, gpus=8, memory_TBps=2.0), rel=1e-9)
+    four, four_free = predict_run(**run, pp=4), predict_run(**run, pp=4, loss_bytes=0.0)
+    assert four.memory_s - four_free.memory_s == pytest.approx(
+        loss_time(tokens=tokens, vocab=50_000, stages=4, gpus=8, memory_TBps=2.0), rel=1e-9)
+    assert four.step_s > four_free.step_s
+
+
+def test_a_narrow_model_with_a_wide_vocabulary_pays_most_for_its_loss():
+    # the loss's share of the step shrinks as the width grows at one vocabulary (beta / 6h bytes per FLOP)
+    def share(hidden: int) -> float:
+        run = dict(layers=12, hidden=hidden, seq_len=2048, vocab=50_368, global_batch=64, microbatch=8, gpus=8,
+                   tp=1, pp=1, gpu="A100-80GB", scale_out_GBps=25.0)
+        return 1.0 - predict_run(**run, loss_bytes=0.0).step_s / predict_run(**run).step_s
+    shares = [share(h) for h in (768, 2048, 4096, 8192)]
+    assert shares == sorted(shares, reverse=True)
+    assert shares[0] > 0.10 > 0.02 > shares[-1] > 0.0
 
 
 def test_one_stage_keeps_the_even_spread():

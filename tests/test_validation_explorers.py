@@ -80,7 +80,8 @@ def test_the_run_explorer_says_which_peak_an_mfu_is_on():
     predicted8 = float(rows["predicted MFU (% of the 1,979 TFLOP/s FP8 peak, as printed)"])
     assert printed == 23.28                                # llm-foundry's figure, as its README prints it
     assert sixteen == pytest.approx(printed * 1979 / 989, abs=0.005)
-    assert predicted8 == pytest.approx(predicted16 * 989 / 1979, abs=0.05)
+    # each printed to 0.1: half a step of predicted8's and half of predicted16's, scaled, apart at most
+    assert predicted8 == pytest.approx(predicted16 * 989 / 1979, abs=0.05 + 0.05 * 989 / 1979)
 
 
 def test_the_run_pickers_labels_name_row_and_gpus_and_stay_short():

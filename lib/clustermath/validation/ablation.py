@@ -7,6 +7,8 @@ Each *variant* predicts every throughput row ``holdout`` counts as ``validation`
               ``Gpu`` record instead of the row's columns (rows on a part with no record unchanged);
 ``full_attention`` ``causal_attention=False``: the attention products counted in full, the default
               before issue 43 (twice a causal kernel's work);
+``no_loss``   ``loss_bytes=0``: the loss over the vocabulary moves no memory traffic, the model before
+              ``loss_time`` (the last stage's softmax and cross entropy, ``LOSS_BYTES`` a logit);
 ``attention_fa`` today's path with the attention products timed as FlashAttention's fused kernel at a
               published benchmark's rates (``attention_kernel``, ``kernels.attention_table_time``): on a row
               whose stack runs FlashAttention, on a GPU family with that kernel's point (H100, H200), by
@@ -63,7 +65,8 @@ __all__ = ["ABLATIONS", "FAMILIES", "ablation_by_family", "ablation_config", "ab
            "efficiency_ratio", "gemm_rates", "kernel_gap", "kernel_gap_rows", "loso_by_variant", "loso_errors",
            "refit_for", "row_family", "speed_error"]
 
-ABLATIONS = ("today", "by_name", "full_attention", "attention_fa", "kernels", "kernels_fa", "kernels_fp8", "dp_rings")
+ABLATIONS = ("today", "by_name", "full_attention", "no_loss", "attention_fa", "kernels", "kernels_fa", "kernels_fp8",
+             "dp_rings")
 """The variants, in the order the summary prints them."""
 
 _HARDWARE = ("peak_tflops", "scale_up_GBps", "scale_up_gpus", "memory_TBps")
@@ -89,6 +92,8 @@ def ablation_config(variant: str, row: str) -> dict:
             ATTENTION_POINTS else config
     if variant == "full_attention":
         return {**config, "causal_attention": False}
+    if variant == "no_loss":
+        return {**config, "loss_bytes": 0.0}
     if variant == "dp_rings":
         return {**config, "dp_latency": "rings_trees"}
     return config

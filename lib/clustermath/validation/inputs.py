@@ -35,7 +35,7 @@ from .kernels import ATTENTION_KERNELS, FP8_CASTS
 __all__ = [
     "BUS_EFFICIENCY_OUT", "BUS_EFFICIENCY_UP", "Constants", "DP_OVERLAP", "FP8_GEMM_EFFICIENCY", "GRAD_BYTES",
     "HEAD_DIM", "Hardware", "KERNEL_EFFICIENCY", "KERNEL_EFFICIENCY_HOPPER", "KERNEL_HALF_WIDTH", "LATENCY_S",
-    "Layout", "ModelShape", "OVERLAP_SLOWDOWN", "PRECISIONS", "RECOMPUTE", "SHARDINGS", "SHARDING_NAMES", "STRAGGLER_CV", "Stack",
+    "LOSS_BYTES", "Layout", "ModelShape", "OVERLAP_SLOWDOWN", "PRECISIONS", "RECOMPUTE", "SHARDINGS", "SHARDING_NAMES", "STRAGGLER_CV", "Stack",
     "check_fit", "memory_bandwidth_TBps",
 ]
 
@@ -306,21 +306,22 @@ _STACK_CHECKS = _checks(
 KERNEL_EFFICIENCY = 0.700
 """Share of the 16-bit peak the GEMMs sustain (fitted with KERNEL_HALF_WIDTH: CALIBRATION rows
 ``nar21-t2-04`` and ``nar21-t1-01``)."""
-KERNEL_EFFICIENCY_HOPPER = 0.607
+KERNEL_EFFICIENCY_HOPPER = 0.605
 """Share of the 16-bit peak a Hopper GPU's (H100's) GEMMs sustain, used for a peak above 400 TFLOP/s
 (fitted: CALIBRATION row ``mosaic23-h100-70b-s2048-g64``). Added after looking: the H100 rows came
 out too fast at ``KERNEL_EFFICIENCY``, and the constant was introduced then, its row picked by the
 Ampere rule. A plausible reason, not a measured one: a Hopper's GEMMs reach a smaller share of their
 peak than an Ampere's, the 700 W power limit holding the clocks below the boost clock the peak is
 quoted at."""
-KERNEL_HALF_WIDTH = 204.0
+KERNEL_HALF_WIDTH = 167.0
 """Hidden size at which the GEMMs reach half of ``KERNEL_EFFICIENCY`` (Hockney's n½). Fitted with
-KERNEL_EFFICIENCY, it stays small (204, against hidden sizes of 2,304 and up: the 1.7 B row's GEMMs
-keep 92% of η_∞): once the memory-bound work of ``elementwise_bytes`` is counted, the narrow rows
-need few slower GEMMs; the width law of the 2021 runs is mostly that traffic (their unfused softmax
-above all), not the GEMMs. With the attention products counted causal (the default since issue 43),
-a narrow row loses some of the attention time the full count gave it, and the fit takes a little
-of it back here (51 with the full count)."""
+KERNEL_EFFICIENCY, it stays small (167, against hidden sizes of 2,304 and up: the 1.7 B row's GEMMs
+keep 93% of η_∞): once the memory-bound work of ``elementwise_bytes`` and of the loss (``LOSS_BYTES``)
+is counted, the narrow rows need few slower GEMMs; the width law of the 2021 runs is mostly that
+traffic (their unfused softmax above all), not the GEMMs. With the attention products counted causal
+(the default since issue 43), a narrow row loses some of the attention time the full count gave it,
+and the fit takes a little of it back here (17 with the full count). Before the loss was counted it
+was 204 (51 with the full count)."""
 BUS_EFFICIENCY_UP = 0.82
 """Ring all-reduce bus bandwidth over the scale-up link rate (CALIBRATION[2])."""
 BUS_EFFICIENCY_OUT = 0.80
@@ -342,6 +343,15 @@ tiles of Hopper's FP8 path keep large FP8 GEMMs near 1.6× the BF16 rate, not 2�
 OVERLAP_SLOWDOWN = 0.10
 """Share of a hidden transfer's time that the compute it runs beside still loses (assumed): the
 collective's kernels occupy streaming multiprocessors and memory bandwidth while they run."""
+LOSS_BYTES = 40.0
+"""Bytes of memory traffic per logit (one token, one vocabulary entry) the loss moves in a step (counted,
+not fitted): Megatron-Core's fused cross entropy (``megatron/core/fusions/fused_cross_entropy.py``) upcasts
+the 16-bit logits to FP32 with their maximum (read 2, write 4), exponentiates them in place (read 4, write
+4), sums each row (read 4) and normalises them in place (read 4, write 4); its backward scales that
+softmax in place (read 4, write 4) and casts it back to 16 bits (read 4, write 2): 6 + 8 + 4 + 8 + 8 + 6
+= 40. Its unfused path (``tensor_parallel/cross_entropy.py``) moves more (the upcast and the maximum
+apart, the cast left to autograd); the loss of a stack built without Megatron-Core was not counted, and
+one fused into fewer passes (Transformer Engine's) moves less: set ``loss_bytes`` for it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -360,8 +370,8 @@ class Constants:
     ``collectives.nccl_collective_time``; ``None``: ``α`` per step of a log-depth schedule).
 
     Efficiencies are shares in (0, 1]; ``overlap_slowdown`` and the hand-set overlaps in [0, 1];
-    ``kernel_half_width`` (a hidden size), ``latency_s`` (s) and ``straggler_cv`` at least 0;
-    ``grad_bytes`` above 0."""
+    ``kernel_half_width`` (a hidden size), ``latency_s`` (s), ``straggler_cv`` and ``loss_bytes`` (bytes per
+    logit, ``LOSS_BYTES``; 0 leaves the loss's memory traffic out) at least 0; ``grad_bytes`` above 0."""
 
     kernel_efficiency: float = KERNEL_EFFICIENCY
     hopper_kernel_efficiency: float = KERNEL_EFFICIENCY_HOPPER
@@ -381,6 +391,7 @@ class Constants:
     attention_kernel: str | None = None
     fp8_casts: str | None = None
     dp_latency: str | None = None
+    loss_bytes: float = LOSS_BYTES
 
     def __post_init__(self) -> None:
         _checked_fields(self, _CONSTANT_CHECKS)
@@ -397,7 +408,7 @@ _CONSTANT_CHECKS = _checks(
     overlap_slowdown=probability, tp_overlap=probability, pp_overlap=probability, dp_overlap=probability,
     straggler_cv=real, grad_bytes=partial(real, low_open=True, unit="bytes"), causal_attention=flag, kernels=flag,
     attention_kernel=_choice((None, *ATTENTION_KERNELS)), fp8_casts=_choice((None, *FP8_CASTS)),
-    dp_latency=_choice((None, *DP_LATENCIES)))
+    dp_latency=_choice((None, *DP_LATENCIES)), loss_bytes=partial(real, unit="bytes"))
 
 
 # -- what needs two records ---------------------------------------------------------------------------

@@ -9,6 +9,7 @@ terms the earlier chapters model one at a time, each its own function here::
              + attention GEMMs / (N · peak · η(h))         16-bit always       (predicted_flops, gemm_times)
              + passes · elementwise_bytes / BW_mem         memory-bound        (memory_time)
              + the output layer, on the last stage only    16-bit always       (output_layer_time)
+             + β · V · T·p/N / BW_mem, the loss there       memory-bound        (loss_time)
     tp, cp, pp, dp  collectives at α·steps + ring bytes / BW                 (transfers, collective_time)
     exposed  = hidden_behind(comm, what runs beside it)   with overlap; all of it without (stage_time)
     bubble   = bubble_time(work)  ·  straggler = straggler_time(work + bubble)             (predict_step)
@@ -95,7 +96,7 @@ from ..validate import one_of, probability, real, whole
 from .gpus import Gpu
 from .inputs import (
     BUS_EFFICIENCY_OUT, BUS_EFFICIENCY_UP, DP_OVERLAP, FP8_GEMM_EFFICIENCY, GRAD_BYTES, HEAD_DIM, KERNEL_EFFICIENCY,
-    KERNEL_EFFICIENCY_HOPPER, KERNEL_HALF_WIDTH, LATENCY_S, OVERLAP_SLOWDOWN, PRECISIONS, RECOMPUTE, SHARDINGS,
+    KERNEL_EFFICIENCY_HOPPER, KERNEL_HALF_WIDTH, LATENCY_S, LOSS_BYTES, OVERLAP_SLOWDOWN, PRECISIONS, RECOMPUTE, SHARDINGS,
     STRAGGLER_CV, Constants, Hardware, Layout, ModelShape, Stack, check_fit, memory_bandwidth_TBps,
 )
 from .collectives import nccl_collective_time
@@ -106,12 +107,12 @@ from .kernels import (
 __all__ = [
     "BUS_EFFICIENCY_OUT", "BUS_EFFICIENCY_UP", "CALIBRATION", "CONSTANTS", "Calibrated", "Calibration", "Constants",
     "DP_OVERLAP", "FP8_GEMM_EFFICIENCY", "GRAD_BYTES", "HEAD_DIM", "Hardware", "KERNEL_EFFICIENCY",
-    "KERNEL_EFFICIENCY_HOPPER", "KERNEL_HALF_WIDTH", "LATENCY_S", "Layout", "METRICS", "ModelShape", "OVERLAP_SLOWDOWN",
+    "KERNEL_EFFICIENCY_HOPPER", "KERNEL_HALF_WIDTH", "LATENCY_S", "LOSS_BYTES", "Layout", "METRICS", "ModelShape", "OVERLAP_SLOWDOWN",
     "PARAM_BYTES", "PRECISIONS", "RECOMPUTE", "Rates", "RunPrediction", "SHARDINGS", "STRAGGLER_CV", "Stack", "Stage",
     "StepFlops", "Transfers", "calibrate", "calibrate_defaults", "check_fit", "collective_time", "compute_time",
     "data_parallel_bytes", "data_parallel_transfers", "dp_collective", "elementwise_bytes", "elementwise_time", "fp8_cast_time", "fsdp_exposed",
     "gemm_times", "gradient_exposed", "hardware_flops", "hidden_behind", "kernel_layer_times", "kernel_share",
-    "latency_crossover_bytes", "layer_flops", "memory_bandwidth_TBps", "memory_time", "model_flops",
+    "latency_crossover_bytes", "layer_flops", "loss_time", "memory_bandwidth_TBps", "memory_time", "model_flops",
     "model_parallel_transfers", "output_layer_time", "parameter_count", "bubble_time", "predict_run", "predict_step",
     "refit_solved", "slowest_of", "stage_time", "predicted_flops", "straggler_time", "transfers", "wire_rates",
 ]
@@ -450,8 +451,7 @@ def output_layer_time(*, tokens: float, vocab: int, hidden: int, stages: int, ra
     spread over all GPUs would give. Whichever stage takes longest sets a pipeline's pace, and the
     last one holds this product besides its layers (``predict_run``); with ``p = 1`` every GPU
     does its share and nothing moves. The softmax and loss over ``V`` logits are memory-bound
-    work of about ``V`` elements a token, a few percent of the product's time at ``h`` in the
-    thousands: not counted.
+    work of ``V`` elements a token, timed apart (``loss_time``).
 
     Source: Narayanan et al. (2021), eq. 3's ``V/(12 h l)`` term (the logits), placed on the last
     stage as Megatron-LM's pipeline places it (the ``post_process`` stage builds the output layer).
@@ -465,6 +465,32 @@ def output_layer_time(*, tokens: float, vocab: int, hidden: int, stages: int, ra
 def _output_layer_time(t: float, v: int, hh: int, p: int, r: float) -> float:
     """``output_layer_time``'s formula, for inputs the records have checked."""
     return 3.0 * 2.0 * v * hh * t * p / r
+
+
+def loss_time(*, tokens: float, vocab: int, stages: int, gpus: int, memory_TBps: float,
+              loss_bytes: float = LOSS_BYTES) -> float:
+    """Time one GPU of the last pipeline stage spends on the loss over the vocabulary in one step, s.
+
+    ``β · V · T · p / (N · BW_mem)``: the softmax and cross entropy read and write every logit of
+    the step's ``T`` tokens, ``β`` bytes each (``LOSS_BYTES``, forward and backward), at memory speed;
+    the last stage's ``N/p`` GPUs hold them, each its ``T/(d·c)`` tokens' ``V/t`` logits (``N = d·c·t·p``).
+    Beside the output layer's ``6Vh`` FLOPs a token, this is ``β/(6h)`` bytes per FLOP: a few percent of
+    the product's time at ``h`` in the thousands on a GPU of ~300 FLOP per byte, but as much as the rest
+    of a 125M model's step takes a fifth (``h = 768``, ``V = 50,368`` on an A100). No HBM bound
+    (``memory_TBps`` infinite) or ``β = 0`` gives 0.
+    """
+    t = real("tokens", tokens)
+    v = whole("vocab", vocab, low=0, integral_only=False)
+    p = whole("stages", stages, low=1, high=U16_MAX, integral_only=False)
+    n = whole("gpus", gpus, low=1, integral_only=False)
+    bandwidth = real("memory_TBps", memory_TBps, low_open=True, allow_inf=True, unit="TB/s")
+    beta = real("loss_bytes", loss_bytes, unit="bytes")
+    return _loss_time(t, v, p, n, bandwidth, beta)
+
+
+def _loss_time(t: float, v: int, p: int, n: int, bandwidth: float, beta: float) -> float:
+    """``loss_time``'s formula, for inputs the records have checked."""
+    return 0.0 if math.isinf(bandwidth) else beta * v * t * p / (n * bandwidth * 1e12)
 
 
 def bubble_time(work: float, *, stages: int, chunks: int) -> float:
@@ -724,8 +750,9 @@ class Stage(NamedTuple):
 
 
 def stage_time(layers_in: int, head: float, times: tuple[float, float, float], sent: Transfers,
-               layout: Layout, stack: Stack, constants: Constants) -> Stage:
-    """A stage of ``layers_in`` layers (``head``: the output layer's time on the last stage, else 0).
+               layout: Layout, stack: Stack, constants: Constants, head_memory: float = 0.0) -> Stage:
+    """A stage of ``layers_in`` layers (``head``: the output layer's time on the last stage, else 0;
+    ``head_memory``: the loss's memory-bound time there, ``loss_time``, else 0).
 
     ``work = compute + exposed TP + exposed CP + exposed PP``; ``compute`` = its layers' GEMMs and
     memory-bound work (``times``: one layer's linear GEMMs, attention products and memory-bound work).
@@ -736,7 +763,7 @@ def stage_time(layers_in: int, head: float, times: tuple[float, float, float], s
     m, sigma = layout.microbatches, constants.overlap_slowdown
     gemm_linear = layers_in * layer_linear + head
     attention = layers_in * layer_attn
-    memory = layers_in * layer_memory
+    memory = layers_in * layer_memory + head_memory
     compute = gemm_linear + attention + memory
     tp_comm, cp_comm, pp_comm = layers_in * sent.layer_tp, layers_in * sent.layer_cp, sent.pp
     if stack.overlap:  # the sends hide behind the next micro-batch's work, the TP transfers it waits for included
@@ -810,8 +837,8 @@ def predict_step(shape: ModelShape, layout: Layout, hardware: Hardware, stack: S
     """One training step from the five records, as the sum of its parts, s::
 
         step   = work + bubble + exposed data-parallel time + straggler
-        work   = the slower of the fullest stage (⌈l/p⌉ layers) and the last (⌊l/p⌋ and the output
-                 layer): compute + exposed TP, CP and PP transfers                  (stage_time)
+        work   = the slower of the fullest stage (⌈l/p⌉ layers) and the last (⌊l/p⌋, the output
+                 layer and the loss, loss_time): compute + exposed TP, CP and PP transfers  (stage_time)
         bubble = bubble_time(work)   ·   straggler = straggler_time(work + bubble)
 
     FSDP's exposed time (``fsdp_exposed``) joins the pipeline's work: its transfers run inside every
@@ -823,8 +850,10 @@ def predict_step(shape: ModelShape, layout: Layout, hardware: Hardware, stack: S
     times = (linear, attention, memory_time(shape, layout, hardware, stack, constants))
     sent = transfers(shape, layout, hardware, stack, constants)
     l, p, o_dp, fsdp = shape.layers, layout.pp, constants.dp_overlap, stack.sharding == "full"
+    loss = _loss_time(layout.global_batch * shape.seq_len, shape.vocab, p, layout.gpus, hardware.memory_TBps,
+                      constants.loss_bytes)
     pace = max(stage_time(-(-l // p), 0.0, times, sent, layout, stack, constants),
-               stage_time(l // p, output, times, sent, layout, stack, constants))
+               stage_time(l // p, output, times, sent, layout, stack, constants, head_memory=loss))
     backward_share = (3.0 if layout.recompute == "full" else 2.0) / flops.linear_passes
     fsdp_exp = fsdp_exposed(pace, sent, layout, stack, constants, backward_share, flops.linear_passes) if fsdp else 0.0
     dp_in_work = (1.0 - o_dp) * fsdp_exp if fsdp else 0.0
@@ -864,7 +893,7 @@ def predict_run(*, layers: int, hidden: int, seq_len: int, vocab: int, global_ba
                 straggler_cv: float = STRAGGLER_CV, grad_bytes: float = GRAD_BYTES,
                 gpu: str | Gpu | None = None, kernels: bool = False, causal_attention: bool = True,
                 attention_kernel: str | None = None, fp8_casts: str | None = None,
-                dp_latency: str | None = None) -> RunPrediction:
+                dp_latency: str | None = None, loss_bytes: float = LOSS_BYTES) -> RunPrediction:
     """Predict one training step of a dense transformer from keywords a reader can type by hand.
 
     The keywords make the five records of ``inputs``, each checked where it is made, and ``predict_step``
@@ -875,7 +904,7 @@ def predict_run(*, layers: int, hidden: int, seq_len: int, vocab: int, global_ba
         Hardware.of(gpu, peak_tflops, scale_up_GBps, scale_out_GBps, scale_up_gpus, memory_TBps)
         Stack: ``stack`` (default Megatron-LM 2021's) with each switch given as a keyword put in
         Constants(kernel_efficiency, …, grad_bytes, causal_attention, kernels, attention_kernel, fp8_casts,
-                  dp_latency)
+                  dp_latency, loss_bytes)
 
     A number given wins over the ``gpu`` record's. Times in s, link rates in GB/s per GPU and direction,
     peaks in TFLOP/s. ``ValueError`` names the argument and its range for impossible input.
@@ -890,7 +919,7 @@ def predict_run(*, layers: int, hidden: int, seq_len: int, vocab: int, global_ba
         Constants(kernel_efficiency, hopper_kernel_efficiency, kernel_half_width, bus_efficiency_up,
                   bus_efficiency_out, latency_s, fp8_efficiency, overlap_slowdown, tp_overlap, pp_overlap,
                   dp_overlap, straggler_cv, grad_bytes, causal_attention, kernels, attention_kernel, fp8_casts,
-                  dp_latency))
+                  dp_latency, loss_bytes))
 
 
 def _parameter_total(l: int, h: int, s: int, vocab: int, f: int, kv_share: float, gated: bool) -> float:
