@@ -301,6 +301,19 @@ def test_fp8_never_slower_than_bf16_nor_twice_as_fast(run):
 
 
 @settings(max_examples=80, deadline=None)
+@given(stacked(), st.sampled_from((10.0, 40.0, 52.0)))
+def test_the_loss_never_speeds_a_step_and_costs_at_most_its_time_at_the_pace(run, beta):
+    free, paid = predict_run(**{**run, "loss_bytes": 0.0}), predict_run(**{**run, "loss_bytes": beta})
+    loss = loss_time(tokens=run["global_batch"] * run["seq_len"], vocab=run["vocab"], stages=run["pp"],
+                     gpus=run["gpus"], memory_TBps=run["memory_TBps"], loss_bytes=beta)
+    assert free.step_s <= paid.step_s * (1 + 1e-12)
+    # the last stage's work grows by the loss at most; the bubble and the stragglers scale the work
+    scale = (paid.step_s - paid.dp_exposed_s) / max(paid.step_s - paid.dp_exposed_s - paid.bubble_s - paid.straggler_s,
+                                                    1e-300)
+    assert paid.step_s - free.step_s <= loss * scale * (1 + 1e-9) + 1e-15 + abs(paid.dp_exposed_s - free.dp_exposed_s)
+
+
+@settings(max_examples=80, deadline=None)
 @given(stacked())
 def test_overlap_never_slows_a_step(run):
     assert predict_run(**{**run, "overlap": True}).step_s <= predict_run(**{**run, "overlap": False}).step_s * (1 + 1e-12)
