@@ -215,6 +215,16 @@ def test_what_needs_two_records_is_checked_where_they_meet(shape, layout, consta
                   Constants(kernels=True))
 
 
+def test_fp8_on_a_gpu_without_it_is_refused_by_name_and_taken_at_its_word_by_numbers():
+    run = dict(**SHAPE, **LAYOUT, scale_out_GBps=25.0, precision="fp8")
+    for part in ("A100", "A100-40GB"):
+        with pytest.raises(ValueError, match="^precision must not be 'fp8' on A100-SXM4-"):
+            predict_run(**run, gpu=part)
+    assert predict_run(**{**run, "precision": "bf16"}, gpu="A100").step_s > 0     # 16 bits: fine
+    assert predict_run(**run, peak_tflops=312.0, scale_up_GBps=300.0).step_s > 0  # no record: no way to know
+    assert predict_run(**run, gpu="H100").step_s > 0
+
+
 def test_keywords_and_records_give_the_same_prediction():
     by_hand = predict_run(**SHAPE, **LAYOUT, **WIRES, precision="fp8", flash_attention=True, gated_mlp=True,
                           overlap=True, sharding="optimizer", kernel_efficiency=0.6)

@@ -413,11 +413,13 @@ _CONSTANT_CHECKS = _checks(
 
 # -- what needs two records ---------------------------------------------------------------------------
 
-def check_fit(shape: ModelShape, layout: Layout, hardware: Hardware, constants: Constants) -> None:
+def check_fit(shape: ModelShape, layout: Layout, hardware: Hardware, constants: Constants,
+              stack: Stack | None = None) -> None:
     """``ValueError`` unless the records fit one another: a layer per pipeline stage and per chunk,
     ``v`` dividing a stage's ``⌈l/p⌉`` layers, ``seq_len`` a multiple of ``cp``, ``heads`` a multiple
     of ``tp``, ``kernels`` and ``attention_kernel`` given a GPU record and ``heads``, ``fp8_casts`` only
-    with ``kernels``."""
+    with ``kernels``, and (given the ``stack``) FP8 only on a GPU record with FP8 tensor cores (a GPU
+    given by its numbers alone cannot say, and is taken at its word)."""
     l, p, v = shape.layers, layout.pp, layout.virtual_stages
     if l < p:
         raise ValueError(f"layers must be at least pp = {p:,} (a layer per stage), got {l!r}")
@@ -437,6 +439,8 @@ def check_fit(shape: ModelShape, layout: Layout, hardware: Hardware, constants: 
         raise ValueError("gpu must name a GPU with a kernel table when kernels is True, got None")
     if constants.kernels and shape.heads is None:
         raise ValueError("heads must be given when kernels is True (the attention kernels' shape), got None")
+    if stack is not None and stack.precision == "fp8" and hardware.gpu is not None and not hardware.gpu.fp8_tflops:
+        raise ValueError(f"precision must not be 'fp8' on {hardware.gpu.name}: it has no FP8 tensor cores")
     if constants.fp8_casts is not None and not constants.kernels:
         raise ValueError(f"fp8_casts must be None unless kernels is True, got {constants.fp8_casts!r}")
     if constants.attention_kernel is not None and (hardware.gpu is None or shape.heads is None):

@@ -844,7 +844,7 @@ def predict_step(shape: ModelShape, layout: Layout, hardware: Hardware, stack: S
     FSDP's exposed time (``fsdp_exposed``) joins the pipeline's work: its transfers run inside every
     micro-batch. The other data-parallel traffic follows the last micro-batch (``gradient_exposed``).
     ``dp_overlap`` hides a further share of either by hand."""
-    check_fit(shape, layout, hardware, constants)
+    check_fit(shape, layout, hardware, constants, stack)
     flops = predicted_flops(shape, layout, stack)
     linear, attention, output = gemm_times(shape, layout, hardware, stack, constants, flops)
     times = (linear, attention, memory_time(shape, layout, hardware, stack, constants))
