@@ -540,7 +540,13 @@ def main(argv: list[str]) -> int:
 
     if args.command == "autograder-check":
         args.work.mkdir(parents=True, exist_ok=True)
-        problems = autograder_check(args.work.resolve())
+        import fcntl
+
+        # one folder serves every clone and worktree of the book (its venv takes minutes to make): a second
+        # check waits for the first instead of removing the files the first is grading
+        with open(args.work / ".lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            problems = autograder_check(args.work.resolve())
         for problem in problems:
             print(problem, file=sys.stderr)
         print("the autograder zip installs clustermath and grades" if not problems else "autograder check failed")
