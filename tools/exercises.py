@@ -47,6 +47,7 @@ from __future__ import annotations
 import argparse
 import copy
 import difflib
+import fcntl
 import hashlib
 import json
 import os
@@ -465,7 +466,19 @@ def autograders(out: pathlib.Path, solutions: pathlib.Path = SOLUTIONS,
 def autograder_check(work: pathlib.Path, stem: str = "ch01_exercises") -> list[str]:
     """Install one chapter's zip the way Gradescope does (its own ``install_book.sh``) into a clean virtual
     environment made here (pip's cache serves the wheels), then grade a solved and a blank notebook with
-    ``otter run``; returns the problems found."""
+    ``otter run``; returns the problems found.
+
+    ``work`` (by default one folder for every clone and worktree of the book: its venv takes minutes to
+    make) is held under a lock while the check runs, so a second check waits for the first instead of
+    removing the files the first is grading."""
+    work.mkdir(parents=True, exist_ok=True)
+    with open(work / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _autograder_check(work, stem)
+
+
+def _autograder_check(work: pathlib.Path, stem: str) -> list[str]:
+    """``autograder_check``'s work, with its folder locked."""
     import zipfile
 
     sys.path.insert(0, str(ROOT / "tools" / "grading"))
@@ -540,13 +553,7 @@ def main(argv: list[str]) -> int:
 
     if args.command == "autograder-check":
         args.work.mkdir(parents=True, exist_ok=True)
-        import fcntl
-
-        # one folder serves every clone and worktree of the book (its venv takes minutes to make): a second
-        # check waits for the first instead of removing the files the first is grading
-        with open(args.work / ".lock", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            problems = autograder_check(args.work.resolve())
+        problems = autograder_check(args.work.resolve())
         for problem in problems:
             print(problem, file=sys.stderr)
         print("the autograder zip installs clustermath and grades" if not problems else "autograder check failed")

@@ -489,8 +489,8 @@ def loss_time(*, tokens: float, vocab: int, stages: int, gpus: int, memory_TBps:
 
 
 def _loss_time(t: float, v: int, p: int, n: int, bandwidth: float, beta: float) -> float:
-    """``loss_time``'s formula, for inputs the records have checked."""
-    return 0.0 if math.isinf(bandwidth) else beta * v * t * p / (n * bandwidth * 1e12)
+    """``loss_time``'s formula, for inputs the records have checked: the bytes at memory speed (``elementwise_time``)."""
+    return elementwise_time(nbytes=beta * v * t * p / n, passes=1.0, memory_TBps=bandwidth)
 
 
 def bubble_time(work: float, *, stages: int, chunks: int) -> float:
