@@ -37,6 +37,10 @@ def test_lookup_by_name_and_by_alias_give_the_same_record():
     ("B200-SXM", "B200-SXM-180GB"), ("gb200 nvl72", "GB200-NVL72"), ("GB200", "GB200-NVL72"),
     ("A100", "A100-SXM4-80GB"), ("a100-sxm4", "A100-SXM4-80GB"), ("A100 40GB", "A100-SXM4-40GB"),
     ("A100-SXM4-40GB", "A100-SXM4-40GB"), (" H100 ", "H100-SXM5-80GB"),
+    ("DGX-H100", "H100-SXM5-80GB"), ("HGX H100", "H100-SXM5-80GB"), ("NVIDIA H100 80GB HBM3", "H100-SXM5-80GB"),
+    ("H100-80GB-HBM3", "H100-SXM5-80GB"), ("DGX-H200", "H200-SXM-141GB"), ("NVIDIA H200", "H200-SXM-141GB"),
+    ("DGX-B200", "B200-SXM-180GB"), ("NVIDIA B200", "B200-SXM-180GB"), ("DGX-GB200", "GB200-NVL72"),
+    ("NVIDIA A100-SXM4-80GB", "A100-SXM4-80GB"), ("A100-SXM-40GB", "A100-SXM4-40GB"),
 ])
 def test_a_name_is_found_in_any_case_and_spelling(spelling, name):
     assert gpu(spelling) is GPUS[name]
@@ -49,9 +53,10 @@ def test_a_bare_a100_is_the_80_gb_part_and_differs_from_the_40_gb_one_in_memory_
     assert differ == {"name", "memory_TBps", "memory_GB", "source"}
 
 
-@pytest.mark.parametrize("name", ["H100 PCIe", "H100-NVL", "MI300X", "A10", "H1000", "", None, 989.0])
+@pytest.mark.parametrize("name", ["H100 PCIe", "H100-NVL", "MI300X", "A10", "H1000", "", None, 989.0, "H800", "GB300",
+                                  "B300", "NVIDIA", "DGX", "HBM3"])
 def test_an_unknown_name_is_refused_with_the_list(name):
-    with pytest.raises(ValueError, match=r"^name must be one of \[.*'H100-SXM5-80GB'.*got"):
+    with pytest.raises(ValueError, match=r"^name must name one of the parts \[.*'H100-SXM5-80GB'.*got"):
         gpu(name)
 
 

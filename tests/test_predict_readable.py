@@ -198,8 +198,8 @@ def test_each_record_refuses_bad_input_where_it_is_made(make, change, message):
 
 @pytest.mark.parametrize("shape, layout, constants, message", [
     ({"layers": 3}, {}, {}, "layers must be at least pp = 4 (a layer per stage), got 3"),
-    ({"layers": 12}, {}, {}, "virtual_stages·pp must be at most layers = 12 (a layer per chunk)"),
-    ({"layers": 84}, {}, {}, "virtual_stages must divide the 21 layers of a stage (layers = 84, pp = 4), got 5"),
+    ({"layers": 17}, {}, {}, "virtual_stages·pp must be at most layers + 2 = 19 (a chunk per layer, the "
+                             "embedding and the loss), got virtual_stages = 5 with pp = 4 (20)"),
     ({"seq_len": 4095}, {"cp": 2, "gpus": 128}, {}, "seq_len must be a multiple of cp = 2 tokens, got 4095"),
     ({"heads": 4, "kv_heads": None}, {}, {}, "heads must divide hidden = 8,192 and be a multiple of tp = 8, got 4"),
     ({}, {}, {"kernels": True}, "gpu must name a GPU with a kernel table when kernels is True, got None"),
@@ -240,7 +240,7 @@ def test_hardware_by_name_equals_the_same_gpu_by_numbers():
     assert named == Hardware(h100.bf16_tflops, h100.scale_up_GBps, 50.0, h100.scale_up_gpus, h100.memory_TBps, h100)
     assert Hardware.of("H100", scale_out_GBps=50.0, peak_tflops=500.0).peak_tflops == 500.0   # a number given wins
     assert Hardware.of(None, peak_tflops=312.0, scale_up_GBps=300.0, scale_out_GBps=25.0).scale_up_gpus == 8
-    with pytest.raises(ValueError, match="^name must be one of"):
+    with pytest.raises(ValueError, match="^name must name one of the parts"):
         Hardware.of("H100 PCIe", scale_out_GBps=25.0)
 
 
@@ -273,13 +273,30 @@ RUN_BY_HAND = dict(layers=32, hidden=4096, heads=32, kv_heads=8, ffn_hidden=1433
      {"gpu": "B200-SXM-180GB", "sharding": "optimizer", "gated_mlp": True, "flash_attention": True}),
     ({"gpu": "a100", "sharding": "DDP", "overlap": "off", "precision": "BF16"},
      {"gpu": "A100-SXM4-80GB", "sharding": "none", "overlap": False, "precision": "bf16"}),
+    ({"gpu": "DGX-H100", "precision": "FP8-CS", "sharding": "distributed-optimizer"},
+     {"gpu": "H100-SXM5-80GB", "precision": "fp8", "sharding": "optimizer"}),
+    ({"gpu": "NVIDIA H100 80GB HBM3", "precision": "amp_bf16", "sharding": "FSDP2", "recompute": "uniform"},
+     {"gpu": "H100-SXM5-80GB", "precision": "bf16", "sharding": "full", "recompute": "full"}),
+    ({"gpu": "DGX-GB200", "precision": "MXFP8"}, {"gpu": "GB200-NVL72", "precision": "fp8"}),
+    ({"gpu": "HGX B200", "precision": "float8", "recompute": "core_attn"},
+     {"gpu": "B200-SXM-180GB", "precision": "fp8", "recompute": "selective"}),
+    ({"gpu": "NVIDIA A100-SXM4-40GB", "precision": "bfloat16", "sharding": "ZeRO-3"},
+     {"gpu": "A100-SXM4-40GB", "precision": "bf16", "sharding": "full"}),
 ])
 def test_a_run_typed_by_hand_in_other_spellings_is_the_same_run(typed, canonical):
     assert predict_run(**{**RUN_BY_HAND, **typed}) == predict_run(**{**RUN_BY_HAND, **canonical})
 
 
-@pytest.mark.parametrize(("switch", "value"), [("precision", "fp4"), ("sharding", "zero2"), ("recompute", "some"),
-                                               ("overlap", "maybe"), ("gated_mlp", "2")])
+@pytest.mark.parametrize(("switch", "value"), [("precision", "fp4"), ("precision", "nvfp4"), ("sharding", "zero2"),
+                                               ("recompute", "some"), ("overlap", "maybe"), ("gated_mlp", "2"),
+                                               ("gpu", "H800"), ("gpu", "H100 PCIe"), ("gpu", "GB300"), ("gpu", "DGX")])
 def test_a_switch_outside_its_choices_is_still_refused_by_name(switch, value):
-    with pytest.raises(ValueError, match=f"^{switch} must be"):
+    with pytest.raises(ValueError, match=f"^{'name' if switch == 'gpu' else switch} must"):
         predict_run(**{**RUN_BY_HAND, "gpu": "H100", switch: value})
+
+
+@pytest.mark.parametrize("layers", [18, 84])
+def test_chunks_may_hold_the_embedding_and_the_loss_and_uneven_layer_counts(layers):
+    """At ``v·p = l + 2`` exactly (18 layers, 5 chunks on each of 4 stages: every chunk a layer, the embedding
+    and the loss one each) and with chunks of unequal size (84 layers: 21 a stage, 5 chunks), the layout fits."""
+    check_fit(ModelShape(**{**SHAPE, "layers": layers}), Layout(**LAYOUT), Hardware(**WIRES), Constants())

@@ -154,8 +154,8 @@ def test_fsdp_moves_more_and_hides_behind_layers():
 
 @pytest.mark.parametrize("change, message", [
     ({"layers": 8, "pp": 8, "virtual_stages": 8, "gpus": 256, "global_batch": 32},
-     "virtual_stages·pp must be at most layers = 8 (a layer per chunk), got virtual_stages = 8 with pp = 8 (64)"),
-    ({"virtual_stages": 3}, "virtual_stages must divide the 20 layers of a stage (layers = 80, pp = 4), got 3"),
+     "virtual_stages·pp must be at most layers + 2 = 10 (a chunk per layer, the embedding and the loss), got "
+     "virtual_stages = 8 with pp = 8 (64)"),
     ({"ffn_hidden": 0}, "ffn_hidden must be a whole number in 1..inf"),
     ({"precision": "fp4"}, "precision must be one of ['bf16', 'fp16', 'fp8'], got 'fp4'"),
     ({"sharding": "zero2"}, "sharding must be one of ['none', 'optimizer', 'full'], got 'zero2'"),
@@ -334,3 +334,20 @@ def test_infinite_memory_bandwidth_leaves_the_gemms_alone(run):
     assert free.memory_s == 0.0
     assert free.compute_s == pytest.approx(finite.compute_s - finite.memory_s, rel=1e-9)
     assert free.hardware_flops == finite.hardware_flops
+
+
+def test_published_layouts_with_uneven_chunks_are_predicted():
+    """Megatron-Bridge's Llama 3.1 405B on 256 GB200 (docs/performance-summary-archive.md, 26.04 and 26.06,
+    MXFP8): 126 layers in 16 stages of 8 chunks, the embedding and the loss a chunk each (its recipes set
+    ``account_for_embedding_in_pipeline_split`` and ``account_for_loss_in_pipeline_split``). One chunk more
+    per stage is refused. A stage of 20 layers in 3 chunks of unequal size is predicted too, its bubble
+    between those of 2 and 4 chunks."""
+    run = dict(layers=126, hidden=16_384, heads=128, kv_heads=8, ffn_hidden=53_248, seq_len=8192, vocab=128_256,
+               global_batch=1536, microbatch=1, gpus=256, tp=4, pp=16, gpu="GB200", scale_out_GBps=50.0,
+               precision="fp8", sharding="optimizer", overlap=True, flash_attention=True, gated_mlp=True,
+               sequence_parallel=True)
+    assert predict_run(**run, virtual_stages=8).bubble_s < predict_run(**run, virtual_stages=4).bubble_s
+    with pytest.raises(ValueError, match=r"^virtual_stages·pp must be at most layers \+ 2 = 128 "):
+        predict_run(**run, virtual_stages=9)
+    bubbles = [predict_run(**{**LLAMA70B, "virtual_stages": v}).bubble_s for v in (2, 3, 4)]
+    assert bubbles[0] > bubbles[1] > bubbles[2]

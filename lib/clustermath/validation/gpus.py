@@ -154,16 +154,33 @@ GPU_ALIASES = {"H100": "H100-SXM5-80GB", "H100-SXM": "H100-SXM5-80GB", "H100-SXM
                "H100-80GB": "H100-SXM5-80GB", "H200": "H200-SXM-141GB", "H200-SXM": "H200-SXM-141GB",
                "H200-141GB": "H200-SXM-141GB", "B200": "B200-SXM-180GB", "B200-SXM": "B200-SXM-180GB",
                "B200-180GB": "B200-SXM-180GB", "GB200": "GB200-NVL72", "A100": "A100-SXM4-80GB",
-               "A100-SXM4": "A100-SXM4-80GB", "A100-80GB": "A100-SXM4-80GB", "A100-40GB": "A100-SXM4-40GB"}
+               "A100-SXM4": "A100-SXM4-80GB", "A100-80GB": "A100-SXM4-80GB", "A100-40GB": "A100-SXM4-40GB",
+               "A100-SXM": "A100-SXM4-80GB", "A100-SXM-80GB": "A100-SXM4-80GB", "A100-SXM-40GB": "A100-SXM4-40GB",
+               "A100-SXM4-80G": "A100-SXM4-80GB", "A100-SXM4-40G": "A100-SXM4-40GB", "H100-SXM-80GB": "H100-SXM5-80GB",
+               "H100-SXM5-80G": "H100-SXM5-80GB", "H200-SXM5": "H200-SXM-141GB", "B200-SXM6": "B200-SXM-180GB",
+               "GB200-NVL": "GB200-NVL72"}
 """Short names of one part. A bare ``A100`` (or ``A100-SXM4``) is the 80 GB part, the one training
 runs since 2021 use: the two A100 SXM4 parts share every peak and the NVLink, and differ only in HBM
 (2.039 against 1.555 TB/s), which moves the memory-bound terms alone; name ``A100-40GB`` for the other."""
 
 
+_VENDOR_PREFIXES = ("NVIDIA", "DGX", "HGX")
+"""What a name may start with beside the part: the vendor (as ``nvidia-smi`` prints it) or the system
+(``DGX-H100``, the way NeMo's and Megatron-Bridge's performance tables name the GPU)."""
+_MEMORY_SUFFIXES = ("HBM3E", "HBM3", "HBM2E", "HBM2")
+"""What a name may end with beside the part: its memory's type (``NVIDIA H100 80GB HBM3``)."""
+
+
 def _spelling(name: str) -> str:
-    """A name as ``gpu`` compares it: upper case, without spaces, hyphens, underscores or slashes
-    (``h100 sxm5 80gb``, ``H100_SXM5_80GB`` and ``H100-SXM5-80GB`` are one name)."""
-    return "".join(ch for ch in name.upper() if ch not in " -_/")
+    """A name as ``gpu`` compares it: upper case, without spaces, hyphens, underscores or slashes, and
+    without a leading vendor or system (``NVIDIA``, ``DGX``, ``HGX``) or a trailing memory type (``HBM3``):
+    ``h100 sxm5 80gb``, ``H100_SXM5_80GB``, ``DGX-H100`` and ``NVIDIA H100 80GB HBM3`` name one part."""
+    spelled = "".join(ch for ch in name.upper() if ch not in " -_/")
+    for prefix in _VENDOR_PREFIXES:
+        spelled = spelled.removeprefix(prefix)
+    for suffix in _MEMORY_SUFFIXES:
+        spelled = spelled.removesuffix(suffix)
+    return spelled
 
 
 _BY_SPELLING: dict[str, str] = {_spelling(k): v for k, v in (*((n, n) for n in GPUS), *GPU_ALIASES.items())}
@@ -171,11 +188,13 @@ _BY_SPELLING: dict[str, str] = {_spelling(k): v for k, v in (*((n, n) for n in G
 
 def gpu(name: str) -> Gpu:
     """The ``Gpu`` record of ``name``: a key of ``GPUS`` or of ``GPU_ALIASES``, in any case and with
-    spaces, hyphens or underscores anywhere (``"h100 sxm"`` is ``"H100-SXM5-80GB"``). A part the table
-    does not hold (an H100 PCIe or NVL, an MI300X) raises ``ValueError`` with the names it knows."""
+    spaces, hyphens or underscores anywhere, a vendor or system before it and a memory type after it
+    (``_spelling``: ``"h100 sxm"``, ``"DGX-H100"`` and ``"NVIDIA H100 80GB HBM3"`` are ``"H100-SXM5-80GB"``).
+    A part the table does not hold (an H100 PCIe or NVL, an H800, a GB300, an MI300X) raises ``ValueError``
+    with the names it knows."""
     if isinstance(name, str):
         found = _BY_SPELLING.get(_spelling(name))
         if found is not None:
             return GPUS[found]
-    raise ValueError(f"name must be one of {sorted(GPUS) + sorted(GPU_ALIASES)!r} (any case; spaces, hyphens "
-                     f"and underscores ignored), got {name!r}")
+    raise ValueError(f"name must name one of the parts {sorted(GPUS)!r} or a short name of one (such as 'H100' or "
+                     f"'DGX-B200'; any case, spaces, hyphens and underscores ignored), got {name!r}")

@@ -35,18 +35,31 @@ from .kernels import ATTENTION_KERNELS, FP8_CASTS
 __all__ = [
     "BUS_EFFICIENCY_OUT", "BUS_EFFICIENCY_UP", "Constants", "DP_OVERLAP", "FP8_GEMM_EFFICIENCY", "GRAD_BYTES",
     "HEAD_DIM", "Hardware", "KERNEL_EFFICIENCY", "KERNEL_EFFICIENCY_HOPPER", "KERNEL_HALF_WIDTH", "LATENCY_S",
-    "LOSS_BYTES", "Layout", "ModelShape", "OVERLAP_SLOWDOWN", "PRECISIONS", "RECOMPUTE", "SHARDINGS", "SHARDING_NAMES", "STRAGGLER_CV", "Stack",
+    "LOSS_BYTES", "Layout", "ModelShape", "OVERLAP_SLOWDOWN", "PRECISIONS", "PRECISION_NAMES", "RECOMPUTE", "RECOMPUTE_NAMES", "SHARDINGS", "SHARDING_NAMES", "STRAGGLER_CV", "Stack",
     "check_fit", "memory_bandwidth_TBps",
 ]
 
 RECOMPUTE = ("none", "selective", "full")
 """Activation recomputation: none; the attention scores only (Korthikanti et al. 2022); every layer."""
+RECOMPUTE_NAMES = {"no": "none", "off": "none", "core_attn": "selective", "uniform": "full", "block": "full",
+                   "activation_checkpointing": "full"}
+"""Other names ``Layout`` reads as a ``RECOMPUTE`` choice: Megatron's ``recompute_granularity`` and
+``recompute_method`` (``uniform`` and ``block`` recompute whole layers), PyTorch's activation checkpointing."""
 PRECISIONS = ("bf16", "fp16", "fp8")
 """Arithmetic of the linear layers' GEMMs: 16-bit (``bf16``, ``fp16``, the same peak) or 8-bit."""
+PRECISION_NAMES = {"bfloat16": "bf16", "amp_bf16": "bf16", "float16": "fp16", "half": "fp16", "amp_fp16": "fp16",
+                   "float8": "fp8", "amp_fp8": "fp8", "fp8_cs": "fp8", "fp8_ds": "fp8", "fp8_mx": "fp8",
+                   "mxfp8": "fp8", "hybrid": "fp8", "e4m3": "fp8"}
+"""Other names ``Stack`` reads as a ``PRECISIONS`` choice: PyTorch's dtypes, llm-foundry's ``amp_*``,
+torchtitan's ``float8``, the FP8 recipes of Megatron-Bridge's tables (current, delayed and MX block
+scaling: ``FP8-CS``, ``FP8-DS``, ``FP8-MX``/``MXFP8``) and Transformer Engine's formats. Every FP8
+recipe runs its GEMMs at the FP8 rate here; the tables measure MX block scaling a few percent slower
+than current scaling on Blackwell (Megatron-Bridge ``docs/performance-summary-archive.md``), which the
+model does not tell apart."""
 SHARDINGS = ("none", "optimizer", "full")
 """Data-parallel state: replicated; ZeRO-1 (Megatron's distributed optimizer); ZeRO-3 (FSDP)."""
-SHARDING_NAMES = {"ddp": "none", "zero1": "optimizer", "zero-1": "optimizer", "distributed_optimizer": "optimizer",
-                  "fsdp": "full", "zero3": "full", "zero-3": "full"}
+SHARDING_NAMES = {"ddp": "none", "zero0": "none", "zero1": "optimizer", "distributed_optimizer": "optimizer",
+                  "fsdp": "full", "fsdp2": "full", "zero3": "full", "hsdp": "full"}
 """Other names ``Stack`` reads as a ``SHARDINGS`` choice: PyTorch's DDP (replicated), ZeRO stage 1 and
 Megatron's distributed optimizer, FSDP and ZeRO stage 3."""
 HEAD_DIM = 128
@@ -84,16 +97,22 @@ def _checks(cls: type, **checks: Check) -> dict[str, tuple[Check, object, object
     return {name: (validate, defaults[name], validate(name, defaults[name])) for name, validate in checks.items()}
 
 
+def _spelled(name: str) -> str:
+    """A choice's name as ``_choice`` compares it: lower case, without spaces, hyphens or underscores."""
+    return "".join(ch for ch in name.lower() if ch not in " -_")
+
+
 def _choice(allowed: tuple, synonyms: Mapping[str, str] | None = None) -> Check:
-    """A check for a switch with named choices: the choice itself, a name compared without regard to case
-    or surrounding spaces (``"FP8"`` is ``"fp8"``), or one of ``synonyms`` (another common name of a
-    choice, compared the same way), else ``ValueError`` listing ``allowed``."""
-    other = dict(synonyms or {})
+    """A check for a switch with named choices: the choice itself, a name compared without regard to case,
+    spaces, hyphens or underscores (``"FP8"`` is ``"fp8"``, ``"Rings-Trees"`` is ``"rings_trees"``), or one
+    of ``synonyms`` (another common name of a choice, compared the same way), else ``ValueError`` listing
+    ``allowed``."""
+    known = {_spelled(k): v for k, v in (synonyms or {}).items()}
+    known.update({_spelled(c): c for c in allowed if isinstance(c, str)})
 
     def check(name: str, value: object) -> object:
-        spelled = str(value).strip().lower() if isinstance(value, str) else value
-        spelled = other.get(spelled, spelled) if isinstance(spelled, str) else spelled
-        chosen = one_of(name, spelled if spelled in allowed else value, allowed)
+        spelled = known.get(_spelled(value), value) if isinstance(value, str) else value
+        chosen = one_of(name, spelled, allowed)
         return str(chosen) if isinstance(chosen, str) else chosen
     return check
 
@@ -176,7 +195,7 @@ class Layout:
         n = whole("gpus", self.gpus, low=1, integral_only=False)
         t, p, c = (whole(k, getattr(self, k), low=1, high=U16_MAX, integral_only=False) for k in ("tp", "pp", "cp"))
         v = whole("virtual_stages", self.virtual_stages, low=1, integral_only=False)
-        recompute = _choice(RECOMPUTE)("recompute", self.recompute)
+        recompute = _choice(RECOMPUTE, RECOMPUTE_NAMES)("recompute", self.recompute)
         if recompute is not self.recompute:
             object.__setattr__(self, "recompute", recompute)
         if n % (t * p * c):
@@ -297,7 +316,7 @@ def _optional_switch(name: str, value: object) -> bool | None:
 
 
 _STACK_CHECKS = _checks(
-    Stack, precision=_choice(PRECISIONS), sharding=_choice(SHARDINGS, SHARDING_NAMES),
+    Stack, precision=_choice(PRECISIONS, PRECISION_NAMES), sharding=_choice(SHARDINGS, SHARDING_NAMES),
     overlap=_switch, flash_attention=_switch, gated_mlp=_switch, sequence_parallel=_optional_switch)
 
 
@@ -415,21 +434,20 @@ _CONSTANT_CHECKS = _checks(
 
 def check_fit(shape: ModelShape, layout: Layout, hardware: Hardware, constants: Constants,
               stack: Stack | None = None) -> None:
-    """``ValueError`` unless the records fit one another: a layer per pipeline stage and per chunk,
-    ``v`` dividing a stage's ``⌈l/p⌉`` layers, ``seq_len`` a multiple of ``cp``, ``heads`` a multiple
+    """``ValueError`` unless the records fit one another: a layer per pipeline stage, a chunk per layer at
+    most (the embedding and the loss may each take one, as Megatron-Core's
+    ``account_for_embedding_in_pipeline_split`` and ``account_for_loss_in_pipeline_split`` let them:
+    ``v·p ≤ l + 2``), ``seq_len`` a multiple of ``cp``, ``heads`` a multiple
     of ``tp``, ``kernels`` and ``attention_kernel`` given a GPU record and ``heads``, ``fp8_casts`` only
     with ``kernels``, and (given the ``stack``) FP8 only on a GPU record with FP8 tensor cores (a GPU
-    given by its numbers alone cannot say, and is taken at its word)."""
+    given by its numbers alone cannot say, and is taken at its word). The chunks need not hold equal
+    layer counts: the fullest stage is timed with its ``⌈l/p⌉`` layers whatever ``v`` is."""
     l, p, v = shape.layers, layout.pp, layout.virtual_stages
     if l < p:
         raise ValueError(f"layers must be at least pp = {p:,} (a layer per stage), got {l!r}")
-    if l < v * p:
-        raise ValueError(f"virtual_stages·pp must be at most layers = {l:,} (a layer per chunk), got "
-                         f"virtual_stages = {v:,} with pp = {p:,} ({v * p:,})")
-    stage_layers = -(-l // p)
-    if stage_layers % v:
-        raise ValueError(f"virtual_stages must divide the {stage_layers:,} layers of a stage (layers = {l:,}, "
-                         f"pp = {p:,}), got {v!r}")
+    if l + 2 < v * p:
+        raise ValueError(f"virtual_stages·pp must be at most layers + 2 = {l + 2:,} (a chunk per layer, the "
+                         f"embedding and the loss), got virtual_stages = {v:,} with pp = {p:,} ({v * p:,})")
     if shape.seq_len % layout.cp:
         raise ValueError(f"seq_len must be a multiple of cp = {layout.cp:,} tokens, got {shape.seq_len!r}")
     if shape.heads is not None and shape.heads % layout.tp:
