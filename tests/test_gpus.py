@@ -123,5 +123,17 @@ def test_the_measured_rows_carry_the_records_numbers():
 
 
 def test_run_inputs_fill_predict_runs_hardware_keywords():
-    assert gpu("GB200").run_inputs == {"peak_tflops": 2500.0, "scale_up_GBps": 900.0, "scale_up_gpus": 72,
+    """A GB200 is timed at its die's (the B200's) 16-bit peak; its data sheet's stays in the record."""
+    assert gpu("GB200").run_inputs == {"peak_tflops": 2250.0, "scale_up_GBps": 900.0, "scale_up_gpus": 72,
                                        "memory_TBps": 8.0}
+    assert gpu("GB200").bf16_tflops == 2500.0 and gpu("GB200").peak_tflops("fp8") == 5000.0
+    assert gpu("GB200").run_inputs["peak_tflops"] == gpu("B200").run_inputs["peak_tflops"]
+    for name, record in GPUS.items():
+        if name != "GB200-NVL72":
+            assert record.run_inputs["peak_tflops"] == record.bf16_tflops, name
+
+
+@pytest.mark.parametrize("value", [-1.0, 2500.1, "fast"])
+def test_a_timed_peak_must_be_positive_and_at_most_the_data_sheets(value):
+    with pytest.raises(ValueError, match="^timed_bf16_tflops must be a"):
+        dataclasses.replace(gpu("GB200"), timed_bf16_tflops=value)

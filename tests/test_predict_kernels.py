@@ -18,8 +18,7 @@ SHAPE = dict(layers=32, hidden=4096, heads=32, kv_heads=8, ffn_hidden=14_336, ga
 @pytest.mark.parametrize("name", sorted(GPUS))
 def test_a_gpu_by_name_equals_the_same_gpu_by_numbers(name):
     record = gpu(name)
-    by_numbers = predict_run(peak_tflops=record.bf16_tflops, scale_up_GBps=record.scale_up_GBps,
-                             scale_up_gpus=record.scale_up_gpus, memory_TBps=record.memory_TBps, **SHAPE)
+    by_numbers = predict_run(**record.run_inputs, **SHAPE)  # the numbers the record gives predict_run
     assert predict_run(gpu=name, **SHAPE) == predict_run(gpu=record, **SHAPE) == by_numbers
 
 
