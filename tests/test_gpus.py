@@ -128,9 +128,10 @@ def test_run_inputs_fill_predict_runs_hardware_keywords():
                                        "memory_TBps": 8.0}
     assert gpu("GB200").bf16_tflops == 2500.0 and gpu("GB200").peak_tflops("fp8") == 5000.0
     assert gpu("GB200").run_inputs["peak_tflops"] == gpu("B200").run_inputs["peak_tflops"]
+    assert gpu("GB200").timed_share == pytest.approx(0.9, rel=1e-12)
     for name, record in GPUS.items():
         if name != "GB200-NVL72":
-            assert record.run_inputs["peak_tflops"] == record.bf16_tflops, name
+            assert record.run_inputs["peak_tflops"] == record.bf16_tflops and record.timed_share == 1.0, name
 
 
 @pytest.mark.parametrize("value", [-1.0, 2500.1, "fast"])

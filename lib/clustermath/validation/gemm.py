@@ -41,7 +41,8 @@ the same whatever the operands). The tables:
   (1.523 at ``K = 16,384`` is 1,523 TFLOP/s, as 2·8192²·16384 / 1.443808 ms gives).
 
 H200 runs the H100's kernels (same die, same clocks; its own memory bandwidth); GB200 the B200's
-(same die; its own 1,200 W peak). A100 has no table here: ``gemm_time`` refuses it.
+(same die, timed at the B200's peaks, ``gpus.Gpu.timed_bf16_tflops``, as ``predict_run`` times it).
+A100 has no table here: ``gemm_time`` refuses it.
 """
 from __future__ import annotations
 
@@ -168,7 +169,7 @@ def _as_gpu(value: object) -> Gpu:
 
 def _model_time(m: int, n: int, k: int, batch: int, g: Gpu, precision: str, c: GemmConstants) -> float:
     """The roofline of the module's formula for one precision, without the FP8 bounds, s."""
-    peak = g.peak_tflops(precision) * 1e12
+    peak = g.peak_tflops(precision) * g.timed_share * 1e12
     tiles = math.ceil(m / TILE_M) * math.ceil(n / TILE_N) * batch
     per_step = 2.0 * TILE_M * TILE_N * g.sms / (c.efficiency * peak)
     compute = min(math.ceil(tiles * s / g.sms) * (k / s + c.k_half) for s in range(1, max(1, g.sms // tiles) + 1))

@@ -98,6 +98,12 @@ class Gpu:
                 "tf32": self.tf32_tflops}[precision]
 
     @property
+    def timed_share(self) -> float:
+        """``timed_bf16_tflops`` over the data sheet's ``bf16_tflops`` (1 where the record gives none): the
+        share of each data-sheet peak the model times the part at, at every precision."""
+        return self.timed_bf16_tflops / self.bf16_tflops if self.timed_bf16_tflops else 1.0
+
+    @property
     def run_inputs(self) -> dict[str, float | int]:
         """The hardware keywords of ``predict_run`` this record fills: 16-bit peak (``timed_bf16_tflops``
         where the record gives one, so a GB200's predicted MFU is on 2,250 TFLOP/s), NVLink, domain, HBM."""
