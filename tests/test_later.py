@@ -43,6 +43,15 @@ def test_the_rule_reads_a_line_as_its_layout_and_switches(line, expected):
     assert "peak_tflops" not in config and later.later_config(line, data_sheet_peak=True)["peak_tflops"] > 0
 
 
+def test_a_case_lists_its_releases_oldest_first_and_its_layout_as_printed():
+    cases = later.later_cases()
+    h100_405b = cases[cases["ids"].str.contains("mb2606-h100-405b-fp8")].iloc[0]
+    assert h100_405b["releases"] == "26.02, 26.04.01, 26.06"
+    assert h100_405b["layout"] == "TP 8 · PP 8, CP 2 · VP 8, MBS 1 · GBS 1,536"
+    h100_8b = cases[cases["ids"].str.contains("mb2511-h100-8b-fp8cs")].iloc[0]
+    assert h100_8b["releases"] == "25.09, 25.11" and h100_8b["layout"].endswith(", FSDP 8")
+
+
 def test_lines_with_the_same_inputs_are_one_case():
     cases = later.later_cases()
     assert cases["lines"].sum() == len(later.load_later())
@@ -57,7 +66,8 @@ def test_lines_with_the_same_inputs_are_one_case():
 
 def test_a_gb200_is_timed_at_its_dies_peak_and_its_runs_say_why():
     ratios = later.gb200_over_b200()
-    assert len(ratios) == 5 and ratios["ratio"].max() < 1.06 < 1.11 == pytest.approx(ratios["peak_ratio"].iloc[0], abs=0.002)
+    assert len(ratios) == 5
+    assert ratios["ratio"].max() < 1.06 < 1.11 == pytest.approx(ratios["peak_ratio"].iloc[0], abs=0.002)
     timed = later.later_cases()
     sheet = later.later_cases(data_sheet_peak=True)
     gb = timed["system"] == "DGX-GB200"

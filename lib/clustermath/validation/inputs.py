@@ -282,9 +282,8 @@ _WORDS = {"yes": True, "no": False, "true": True, "false": False, "on": True, "o
 def _switch(name: str, value: object) -> bool:
     """A boolean switch; the CSV's ``yes``/``no`` (and ``true``/``false``, ``on``/``off``, any case) read
     as True/False."""
-    if isinstance(value, str) and value.strip().lower() in _WORDS:
-        return _WORDS[value.strip().lower()]
-    return flag(name, value)
+    word = value.strip().lower() if isinstance(value, str) else None
+    return _WORDS[word] if word in _WORDS else flag(name, value)
 
 
 @dataclass(frozen=True, slots=True)

@@ -47,20 +47,16 @@ _CASE_INPUTS = ("gpu", "layers", "seq_len", "global_batch", "microbatch", "gpus"
 
 @functools.lru_cache(maxsize=None)
 def load_later() -> pd.DataFrame:
-    """``later_releases.csv`` indexed by ``id``, with ``in_chapter``: the line is one of the chapter's rows."""
+    """``later_releases.csv`` indexed by ``id``, with ``in_chapter``: the line is one of the chapter's rows
+    (the same GPU, model, GPU count and batch, and the same figure: the row's tokens/s over its GPUs)."""
     frame = pd.read_csv(LATER_RELEASES, dtype={"release": str}).set_index("id")
     data = m.load_measurements()
-    chapter = data[data["key"] == "megatronbridge2025perf"]
-    frame["in_chapter"] = [
-        any(int(r["gpus"]) == int(c["gpus"]) and int(r["global_batch"]) == int(c["global_batch"])
-            and str(c["gpu_type"]) == r["gpu_type"] and int(c["layers"]) == _layers(r["model"])
-            and r["release"] == "25.11" and r["precision"] == "FP8-CS" for _, c in chapter.iterrows())
-        for _, r in frame.iterrows()]
+    chapter = {(str(c["gpu_type"]), int(c["layers"]), int(c["gpus"]), int(c["global_batch"]),
+                int(c["value"]) // int(c["gpus"])) for _, c in data[data["key"] == "megatronbridge2025perf"].iterrows()}
+    layers = {model: int(m.run_config(row)["layers"]) for model, row in SHAPE_ROWS.items()}
+    frame["in_chapter"] = [(r["gpu_type"], layers[r["model"]], int(r["gpus"]), int(r["global_batch"]),
+                            int(r["tokens_per_s_per_gpu"])) in chapter for _, r in frame.iterrows()]
     return frame
-
-
-def _layers(model: str) -> int:
-    return int(m.run_config(SHAPE_ROWS[model])["layers"])
 
 
 def later_config(line: str | pd.Series, *, data_sheet_peak: bool = False) -> dict:
@@ -95,17 +91,25 @@ def later_cases(*, data_sheet_peak: bool = False) -> pd.DataFrame:
         measured = float(frame.loc[ids, "tokens_per_s_per_gpu"].mean())
         cases.append({
             "ids": ", ".join(ids), "lines": len(ids), "system": first["system"], "model": first["model"],
-            "releases": ", ".join(dict.fromkeys(frame.loc[ids, "release"])),
+            "releases": ", ".join(sorted(set(frame.loc[ids, "release"]), key=_release_order)),
             "precisions": ", ".join(dict.fromkeys(frame.loc[ids, "precision"])),
             "gpus": config["gpus"], "layout": _layout(first), "in_chapter": bool(frame.loc[ids, "in_chapter"].any()),
             "measured": measured, "predicted": predicted, "error": predicted / measured - 1.0})
     return pd.DataFrame(cases)
 
 
+def _release_order(release: str) -> tuple[int, ...]:
+    """A release's place in time: ``"26.04.01"`` after ``"26.04"``, both after ``"25.11"``."""
+    return tuple(int(x) for x in release.split("."))
+
+
 def _layout(r: pd.Series) -> str:
-    vp = "" if pd.isna(r["virtual_stages"]) else f" VP {int(r['virtual_stages'])}"
+    """A line's layout as the chapter prints it, parts joined by ", " (each part kept on one line there):
+    ``"TP 4 · PP 16, CP 1 · VP 4, MBS 1 · GBS 1,536"``, then ``", FSDP 64"`` for a sharding group."""
+    vp = "" if pd.isna(r["virtual_stages"]) else f" · VP {int(r['virtual_stages'])}"
     fsdp = f", FSDP {int(r['fsdp'])}" if int(r["fsdp"]) else ""
-    return f"TP {int(r['tp'])} PP {int(r['pp'])} CP {int(r['cp'])}{vp}, MBS {int(r['microbatch'])}, GBS {int(r['global_batch']):,}{fsdp}"
+    return (f"TP {int(r['tp'])} · PP {int(r['pp'])}, CP {int(r['cp'])}{vp}, "
+            f"MBS {int(r['microbatch'])} · GBS {int(r['global_batch']):,}{fsdp}")
 
 
 def later_summary(cases: pd.DataFrame | None = None) -> pd.DataFrame:
