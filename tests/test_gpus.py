@@ -125,7 +125,7 @@ def test_the_measured_rows_carry_the_records_numbers():
 def test_run_inputs_fill_predict_runs_hardware_keywords():
     """A GB200 is timed at its die's (the B200's) 16-bit peak; its data sheet's stays in the record."""
     assert gpu("GB200").run_inputs == {"peak_tflops": 2250.0, "scale_up_GBps": 900.0, "scale_up_gpus": 72,
-                                       "memory_TBps": 8.0}
+                                       "memory_TBps": 8.0, "scale_out_GBps": 50.0}
     assert gpu("GB200").bf16_tflops == 2500.0 and gpu("GB200").peak_tflops("fp8") == 5000.0
     assert gpu("GB200").run_inputs["peak_tflops"] == gpu("B200").run_inputs["peak_tflops"]
     assert gpu("GB200").timed_share == pytest.approx(0.9, rel=1e-12)
@@ -138,3 +138,16 @@ def test_run_inputs_fill_predict_runs_hardware_keywords():
 def test_a_timed_peak_must_be_positive_and_at_most_the_data_sheets(value):
     with pytest.raises(ValueError, match="^timed_bf16_tflops must be a"):
         dataclasses.replace(gpu("GB200"), timed_bf16_tflops=value)
+
+
+def test_every_part_names_its_reference_systems_nic_and_a_record_may_name_none():
+    """One 400 Gb/s port per GPU (50 GB/s) on Hopper and Blackwell systems, one 200 Gb/s port on a DGX A100;
+    a record built without one fills no ``scale_out_GBps``; a negative rate is refused by name."""
+    assert {name: record.scale_out_GBps for name, record in GPUS.items()} == {
+        "A100-SXM4-40GB": 25.0, "A100-SXM4-80GB": 25.0, "H100-SXM5-80GB": 50.0, "H200-SXM-141GB": 50.0,
+        "B200-SXM-180GB": 50.0, "GB200-NVL72": 50.0}
+    for record in GPUS.values():
+        assert "scale-out" in record.source and record.run_inputs["scale_out_GBps"] == record.scale_out_GBps
+    assert "scale_out_GBps" not in dataclasses.replace(gpu("H100"), scale_out_GBps=0.0).run_inputs
+    with pytest.raises(ValueError, match="^scale_out_GBps must be a"):
+        dataclasses.replace(gpu("H100"), scale_out_GBps=-1.0)

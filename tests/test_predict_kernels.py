@@ -18,8 +18,27 @@ SHAPE = dict(layers=32, hidden=4096, heads=32, kv_heads=8, ffn_hidden=14_336, ga
 @pytest.mark.parametrize("name", sorted(GPUS))
 def test_a_gpu_by_name_equals_the_same_gpu_by_numbers(name):
     record = gpu(name)
-    by_numbers = predict_run(**record.run_inputs, **SHAPE)  # the numbers the record gives predict_run
+    by_numbers = predict_run(**{**record.run_inputs, **SHAPE})  # the numbers the record gives predict_run
     assert predict_run(gpu=name, **SHAPE) == predict_run(gpu=record, **SHAPE) == by_numbers
+    run = {k: v for k, v in SHAPE.items() if k != "scale_out_GBps"}
+    assert predict_run(gpu=name, **run) == predict_run(**record.run_inputs, **run)  # the NIC from the record too
+
+
+def test_the_nic_comes_from_the_parts_reference_system_unless_given():
+    run = {k: v for k, v in SHAPE.items() if k != "scale_out_GBps"}
+    assert predict_run(gpu="H100", **run) == predict_run(gpu="H100", scale_out_GBps=50.0, **run)
+    assert predict_run(gpu="A100", **run) == predict_run(gpu="A100", scale_out_GBps=25.0, **run)
+    assert predict_run(gpu="H100", scale_out_GBps=12.5, **run) != predict_run(gpu="H100", **run)
+
+
+def test_a_run_without_a_gpu_or_a_reference_system_must_give_its_nic():
+    run = {k: v for k, v in SHAPE.items() if k != "scale_out_GBps"}
+    with pytest.raises(ValueError, match="^scale_out_GBps must be given .* when no gpu names the part, got None"):
+        predict_run(peak_tflops=989.0, scale_up_GBps=450.0, **run)
+    bare = dataclasses.replace(gpu("H100"), scale_out_GBps=0.0)
+    with pytest.raises(ValueError, match="^scale_out_GBps must be given .* names no reference system, got None"):
+        predict_run(gpu=bare, **run)
+    assert predict_run(gpu=bare, scale_out_GBps=50.0, **run) == predict_run(gpu="H100", **run)
 
 
 def test_numbers_given_win_over_the_record():

@@ -65,6 +65,11 @@ class Gpu:
     allows, and Megatron-Bridge's archive measures the five runs it prints on both 0.93 to 1.05 times as
     fast per GPU on a GB200 as on a B200, never the 1.11 the sheets' peaks give (``later.gb200_over_b200``,
     chapter 6's later releases). Chosen after those releases' GB200 runs were seen: the chapter says so."""
+    scale_out_GBps: float = 0.0
+    """Scale-out (NIC) bandwidth per GPU and direction in the part's reference system, GB/s: one 400 Gbps
+    ConnectX-7 per GPU in a DGX/HGX H100, H200 or B200 and in a GB200 NVL72 compute tray (50), one
+    200 Gbps HDR port per GPU in a DGX A100 (25); 0: the record names no system, and a run must give it.
+    A cluster built otherwise (fewer NICs, RoCE at another rate) gives its own ``scale_out_GBps``."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
@@ -84,6 +89,7 @@ class Gpu:
             raise ValueError(f"source must be a non-empty string naming the data sheet, got {self.source!r}")
         if self.timed_bf16_tflops:
             real("timed_bf16_tflops", self.timed_bf16_tflops, low_open=True, high=bf16, unit="TFLOP/s")
+        real("scale_out_GBps", self.scale_out_GBps, unit="GB/s")
         known = {f.name for f in fields(self)}
         if not isinstance(self.second_hand, tuple) or any(f not in known for f in self.second_hand):
             raise ValueError(f"second_hand must be a tuple of field names of Gpu, got {self.second_hand!r}")
@@ -106,9 +112,11 @@ class Gpu:
     @property
     def run_inputs(self) -> dict[str, float | int]:
         """The hardware keywords of ``predict_run`` this record fills: 16-bit peak (``timed_bf16_tflops``
-        where the record gives one, so a GB200's predicted MFU is on 2,250 TFLOP/s), NVLink, domain, HBM."""
+        where the record gives one, so a GB200's predicted MFU is on 2,250 TFLOP/s), NVLink, domain, HBM,
+        and the reference system's NIC rate per GPU where the record names one (``scale_out_GBps``)."""
         return {"peak_tflops": self.timed_bf16_tflops or self.bf16_tflops, "scale_up_GBps": self.scale_up_GBps,
-                "scale_up_gpus": self.scale_up_gpus, "memory_TBps": self.memory_TBps}
+                "scale_up_gpus": self.scale_up_gpus, "memory_TBps": self.memory_TBps,
+                **({"scale_out_GBps": self.scale_out_GBps} if self.scale_out_GBps else {})}
 
 
 _A100_SHEET = ("NVIDIA A100 Tensor Core GPU data sheet (nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf): "
@@ -131,38 +139,49 @@ _BLACKWELL_BRIEF = ("NVIDIA Blackwell architecture technical brief, as tabulated
                     "at 1.8 TB/s per GPU on the same page; 148 SMs from Chips and Cheese's B200 article "
                     "('74 SMs per die', two dies)")
 
+_NIC_A100 = ("; scale-out 25 GB/s: eight 200 Gbps HDR InfiniBand ports per 8-GPU node, as Narayanan et al. "
+             "(2021, §5) describe Selene's DGX A100 nodes")
+_NIC_H100 = ("; scale-out 50 GB/s: a 400 Gbps port per GPU, as Llama 3's H100 cluster has it (Grattafiori et al. "
+             "2024, §3.3.1) and as the measurements' DGX H100 rows assume")
+_NIC_B200 = ("; scale-out 50 GB/s: eight 400 Gbps ConnectX-7 NDR ports per 8-GPU node in an MLPerf system file "
+             "(mlcommons/inference_results_v6.0, closed/Nebius/systems/nebius_b200_n1.json)")
+_NIC_GB200 = ("; scale-out 50 GB/s: four ConnectX-7 NICs per 4-GPU compute tray in an MLPerf system file "
+              "(mlcommons/inference_results_v6.1, closed/Crusoe/systems/GB200-NVL72_GB200-186GB_aarch64x16_"
+              "Dynamo.json); their rate, 400 Gbps, is the ConnectX-7's and is assumed, not printed there")
+
 GPUS: dict[str, Gpu] = {g.name: g for g in (
     Gpu("A100-SXM4-40GB", bf16_tflops=312.0, fp8_tflops=0.0, tf32_tflops=156.0, memory_TBps=1.555,
         memory_GB=40.0, scale_up_GBps=300.0, scale_up_gpus=8, sms=108,
-        source=_A100_SHEET + "; HBM2 1,555 GB/s (40 GB part)",
-        second_hand=_A100_READ_SECOND_HAND),
+        source=_A100_SHEET + "; HBM2 1,555 GB/s (40 GB part)" + _NIC_A100,
+        second_hand=_A100_READ_SECOND_HAND, scale_out_GBps=25.0),
     Gpu("A100-SXM4-80GB", bf16_tflops=312.0, fp8_tflops=0.0, tf32_tflops=156.0, memory_TBps=2.039,
         memory_GB=80.0, scale_up_GBps=300.0, scale_up_gpus=8, sms=108,
-        source=_A100_SHEET + "; HBM2e 2,039 GB/s (80 GB part)",
-        second_hand=_A100_READ_SECOND_HAND),
+        source=_A100_SHEET + "; HBM2e 2,039 GB/s (80 GB part)" + _NIC_A100,
+        second_hand=_A100_READ_SECOND_HAND, scale_out_GBps=25.0),
     Gpu("H100-SXM5-80GB", bf16_tflops=989.0, fp8_tflops=1979.0, tf32_tflops=494.5, memory_TBps=3.35,
         memory_GB=80.0, scale_up_GBps=450.0, scale_up_gpus=8, sms=132,
         source="NVIDIA H100 Tensor Core GPU data sheet, H100 SXM column: " + _HOPPER_SHEET
-        + "; HBM3 3,350 GB/s",
-        second_hand=_ALL_READ_SECOND_HAND),
+        + "; HBM3 3,350 GB/s" + _NIC_H100,
+        second_hand=_ALL_READ_SECOND_HAND, scale_out_GBps=50.0),
     Gpu("H200-SXM-141GB", bf16_tflops=989.0, fp8_tflops=1979.0, tf32_tflops=494.5, memory_TBps=4.8,
         memory_GB=141.0, scale_up_GBps=450.0, scale_up_gpus=8, sms=132,
         source="NVIDIA H200 Tensor Core GPU data sheet, H200 SXM column: the H100 SXM's tensor-core peaks "
         "(same GH100 die and clocks), 141 GB HBM3e at 4.8 TB/s, NVLink 900 GB/s; read on "
         "lzwjava.github.io/nvidia-h200-gpu-specs-en and aiwiki.ai/wiki/nvidia_h200, peaks as for the "
-        "H100 (" + _HOPPER_SHEET + ")",
-        second_hand=_ALL_READ_SECOND_HAND),
+        "H100 (" + _HOPPER_SHEET + ")" + _NIC_H100.replace("as Llama 3's", "assumed the same as Llama 3's"),
+        second_hand=_ALL_READ_SECOND_HAND, scale_out_GBps=50.0),
     Gpu("B200-SXM-180GB", bf16_tflops=2250.0, fp8_tflops=4500.0, tf32_tflops=1100.0, memory_TBps=8.0,
         memory_GB=180.0, scale_up_GBps=900.0, scale_up_gpus=8, sms=148,
         source="DGX/HGX B200 (8 GPUs, 1,000 W each): " + _BLACKWELL_BRIEF
-        + "; 180 GB as MLPerf's system files name the part (B200-SXM-180GB)",
-        second_hand=_ALL_READ_SECOND_HAND),
+        + "; 180 GB as MLPerf's system files name the part (B200-SXM-180GB)" + _NIC_B200,
+        second_hand=_ALL_READ_SECOND_HAND, scale_out_GBps=50.0),
     Gpu("GB200-NVL72", bf16_tflops=2500.0, fp8_tflops=5000.0, tf32_tflops=1250.0, memory_TBps=8.0,
         memory_GB=186.0, scale_up_GBps=900.0, scale_up_gpus=72, sms=148,
         source="GB200 NVL72 (72 GPUs in one NVLink domain, 1,200 W each): " + _BLACKWELL_BRIEF
         + "; 186 GB as MLPerf's GB200 system files print it. A GPU catalogue page (gpu.blog) prints 2,640 "
-        "BF16 dense instead: not used. Timed at the B200's 2,250 (``timed_bf16_tflops``: the same die)",
-        second_hand=_ALL_READ_SECOND_HAND, timed_bf16_tflops=2250.0),
+        "BF16 dense instead: not used. Timed at the B200's 2,250 (``timed_bf16_tflops``: the same die)"
+        + _NIC_GB200,
+        second_hand=_ALL_READ_SECOND_HAND, timed_bf16_tflops=2250.0, scale_out_GBps=50.0),
 )}
 """Every GPU the measurements use, by the name ``measurements.csv`` gives it (``gpu_type``)."""
 

@@ -226,7 +226,7 @@ def memory_bandwidth_TBps(peak_tflops: float) -> float:
     return 3.35 if peak > 400.0 else 2.0
 
 
-_FROM_GPU = ("peak_tflops", "scale_up_GBps", "scale_up_gpus", "memory_TBps")
+_FROM_GPU = ("peak_tflops", "scale_up_GBps", "scale_up_gpus", "memory_TBps", "scale_out_GBps")
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,17 +256,25 @@ class Hardware:
 
     @classmethod
     def of(cls, gpu: str | Gpu | None = None, *, peak_tflops: float | None = None,
-           scale_up_GBps: float | None = None, scale_out_GBps: float, scale_up_gpus: int | None = None,
+           scale_up_GBps: float | None = None, scale_out_GBps: float | None = None, scale_up_gpus: int | None = None,
            memory_TBps: float | None = None) -> "Hardware":
         """The hardware of a run: each number given wins; a missing one comes from ``gpu`` (a name of
-        ``gpus.GPUS`` or a ``Gpu``; ``Gpu.run_inputs``); without ``gpu`` the domain is 8 GPUs."""
+        ``gpus.GPUS`` or a ``Gpu``; ``Gpu.run_inputs``, the NIC rate from the part's reference system);
+        without ``gpu`` the domain is 8 GPUs and ``scale_out_GBps`` must be given."""
         if gpu is None:
+            if scale_out_GBps is None:
+                raise ValueError("scale_out_GBps must be given (GB/s per GPU and direction, above 0) when no gpu "
+                                 "names the part, got None")
             return cls(peak_tflops, scale_up_GBps, scale_out_GBps, 8 if scale_up_gpus is None else scale_up_gpus,
                        memory_TBps)
         record = gpu if isinstance(gpu, Gpu) else gpu_named(gpu)  # type: ignore[arg-type]
-        given = (peak_tflops, scale_up_GBps, scale_up_gpus, memory_TBps)
-        peak, up, domain, memory = (record.run_inputs[k] if g is None else g for g, k in zip(given, _FROM_GPU))
-        return cls(peak, up, scale_out_GBps, domain, memory, record)
+        filled = record.run_inputs
+        given = (peak_tflops, scale_up_GBps, scale_up_gpus, memory_TBps, scale_out_GBps)
+        if scale_out_GBps is None and "scale_out_GBps" not in filled:
+            raise ValueError(f"scale_out_GBps must be given (GB/s per GPU and direction, above 0): the record "
+                             f"{record.name!r} names no reference system, got None")
+        peak, up, domain, memory, out = (filled[k] if g is None else g for g, k in zip(given, _FROM_GPU))
+        return cls(peak, up, out, domain, memory, record)
 
     @property
     def peak(self) -> float:

@@ -62,7 +62,8 @@ all-reduce on 16 GPUs: 47.54 µs over 2⌈log₂ 16⌉ = 8 steps); ``straggler_c
 bandwidths, ``grad_bytes = 4`` (FP32 gradient reduction, Megatron-LM's
 ``accumulate_allreduce_grads_in_fp32``) and ``PARAM_BYTES = 2``. The GPU by name (issue 43):
 ``gpu`` (a name of ``gpus.GPUS`` or a ``Gpu``) fills ``peak_tflops``, ``scale_up_GBps``,
-``scale_up_gpus`` and ``memory_TBps`` where they are not given (``inputs.Hardware.of``).
+``scale_up_gpus``, ``memory_TBps`` and, from the part's reference system, ``scale_out_GBps`` where they
+are not given (``inputs.Hardware.of``).
 ``causal_attention`` (default ``True``, issue 43) times the attention products as a causal kernel
 runs them, half the full products (``flop_counts.attention_flops``), as every FlashAttention-style
 kernel does; ``causal_attention=False`` counts them in full, the default before. The MFU and TFLOP/s
@@ -879,7 +880,7 @@ def _stack_with(stack: Stack | None, **switches: object) -> Stack:
 
 def predict_run(*, layers: int, hidden: int, seq_len: int, vocab: int, global_batch: int, microbatch: int,
                 gpus: int, tp: int, pp: int, peak_tflops: float | None = None, scale_up_GBps: float | None = None,
-                scale_out_GBps: float, virtual_stages: int = 1, recompute: str = "none", cp: int = 1,
+                scale_out_GBps: float | None = None, virtual_stages: int = 1, recompute: str = "none", cp: int = 1,
                 heads: int | None = None, kv_heads: int | None = None, ffn_hidden: int | None = None,
                 scale_up_gpus: int | None = None, stack: Stack | None = None, precision: str | None = None,
                 sharding: str | None = None, overlap: bool | None = None, flash_attention: bool | None = None,
@@ -906,7 +907,9 @@ def predict_run(*, layers: int, hidden: int, seq_len: int, vocab: int, global_ba
         Constants(kernel_efficiency, …, grad_bytes, causal_attention, kernels, attention_kernel, fp8_casts,
                   dp_latency, loss_bytes)
 
-    A number given wins over the ``gpu`` record's. Times in s, link rates in GB/s per GPU and direction,
+    A number given wins over the ``gpu`` record's; with a ``gpu`` whose record names its reference system
+    (every part of ``gpus.GPUS``), ``scale_out_GBps`` may be left out: its NIC rate per GPU (50 GB/s, a
+    400 Gbps port, on H100, H200, B200 and GB200; 25 on A100). Times in s, link rates in GB/s per GPU and direction,
     peaks in TFLOP/s. ``ValueError`` names the argument and its range for impossible input.
     """
     return predict_step(
