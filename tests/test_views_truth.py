@@ -227,6 +227,20 @@ def test_identifiers_never_break_but_their_lists_do():
     assert "span" not in table(("row", "x"), [("a-b", "1")])  # no ids named: the cell as before
 
 
+def test_wrapped_headers_wrap_and_their_numbers_do_not():
+    """``wrap_headers``: a numbers' column's header may wrap between words (still right-aligned), every
+    header sits on the bottom line, and the numbers below stay on one line; without it, as before."""
+    header, rows = ("row", "error, attention at the GEMMs' rate"), [("a", "+59.0%")]
+    found = {text: attrs["style"] for tag, attrs, text in cells(table(header, rows, wrap_headers=True))
+             if tag in ("td", "th")}
+    wrapped, number = found["error, attention at the GEMMs' rate"], found["+59.0%"]
+    assert "white-space:normal" in wrapped and "text-align:right" in wrapped and "vertical-align:bottom" in wrapped
+    assert "vertical-align:bottom" in found["row"]
+    assert "white-space:nowrap" in number and "text-align:right" in number
+    plain = {text: attrs["style"] for tag, attrs, text in cells(table(header, rows)) if tag == "th"}
+    assert "white-space:nowrap" in plain["error, attention at the GEMMs' rate"] and "vertical-align" not in plain["row"]
+
+
 @pytest.mark.parametrize("name", sorted(TABLES))
 def test_worked_tables_in_words_and_house_style(name):
     styler = TABLES[name].styled()

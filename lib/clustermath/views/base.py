@@ -206,7 +206,8 @@ _TEXT = f"{_PAD};text-align:left;white-space:normal"
 
 def table(header: Sequence[str], rows: Sequence[Sequence[str]], *, flagged: Mapping[int, str] | None = None,
           chosen: int | None = None, differ: Sequence[int] = (), text: Sequence[int] = (),
-          text_rows: Sequence[int] = (), nowrap_labels: bool = False, ids: Sequence[int] = ()) -> str:
+          text_rows: Sequence[int] = (), nowrap_labels: bool = False, ids: Sequence[int] = (),
+          wrap_headers: bool = False) -> str:
     """The book's one table style, as inline HTML (so it holds in JupyterLab and on the static site).
 
     ``header`` is in words; the first column is a label (left-aligned), the
@@ -220,7 +221,8 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]], *, flagged: Mapp
     ``nowrap_labels`` keeps each row's label on one line (identifiers with hyphens);
     ``ids`` lists columns (the label's 0 among them) that hold identifiers, one or a list
     joined by ", ": each identifier stays on one line ("ms24-t2-16" never breaks at a hyphen),
-    a list still wraps between them.
+    a list still wraps between them; ``wrap_headers`` lets a numbers' column's header wrap between words
+    (still right-aligned), so a table of many such columns fits a narrow column of text.
     """
     flagged = dict(flagged or {})
 
@@ -230,8 +232,11 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]], *, flagged: Mapp
         return ", ".join(f"<span style='white-space:nowrap'>{html.escape(x)}</span>" for x in c.split(", "))
 
     words_at = {0, *text}
+    number_head = _NUM.replace(";white-space:nowrap", ";white-space:normal") if wrap_headers else _NUM
+    bottom = ";vertical-align:bottom" if wrap_headers else ""
+    head_style = {i: (_PAD if i == 0 else _TEXT if i in words_at else number_head) + bottom for i in range(len(header))}
     head = "".join(
-        f"<th scope='col' style='{_PAD if i == 0 else _TEXT if i in words_at else _NUM};border-bottom:1px solid #888;"
+        f"<th scope='col' style='{head_style[i]};border-bottom:1px solid #888;"
         f"{'background:rgba(31,95,168,0.14);' if i == chosen else ''}'>{html.escape(h)}</th>"
         for i, h in enumerate(header))
     body = []
