@@ -679,4 +679,4 @@ def residual_table(frame: Any) -> HTML:
                      error_text(err), r["note"]))
         if not math.isnan(err) and abs(err) > 0.25 and r["role"] == "validation":
             flagged[i] = f"off by more than 25%: {rid}"
-    return HTML(table(header, rows, flagged=flagged, text=(1, 4, 6), nowrap_labels=True))
+    return HTML(table(header, rows, flagged=flagged, text=(1, 4, 6), nowrap_labels=True, wrap_headers=True))
