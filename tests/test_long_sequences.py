@@ -42,10 +42,19 @@ def test_a_run_takes_the_chapter_rows_shape_and_switches_and_its_printed_layout(
     assert config["gpu"] == "H100-SXM5-80GB" and config["sequence_parallel"] and config["recompute"] == "none"
 
 
-def test_attention_at_the_gemms_rate_runs_further_ahead_as_sequences_grow():
+def test_without_the_rings_overhead_attention_at_the_gemms_rate_runs_further_ahead_as_sequences_grow():
     errors = ls.long_sequence_errors()
-    today = list(errors["error_today"])
-    assert today == sorted(today) and today[0] > 0.0 and today[-1] > 0.5
+    no_ring = list(errors["error_no_ring"])
+    assert no_ring == sorted(no_ring) and no_ring[0] > 0.0 and no_ring[-1] > 0.5
+
+
+def test_the_rings_overhead_fitted_at_8k_holds_the_context_parallel_runs_to_1m():
+    """The defaults: every run with ``cp > 1`` within +10%; the runs without a ring are unchanged by it."""
+    errors = ls.long_sequence_errors()
+    ring = errors[errors["cp"] > 1]
+    assert len(ring) == 6 and ring["error_today"].between(0.0, 0.10).all()
+    flat = errors[errors["cp"] == 1]
+    assert (flat["error_today"] == flat["error_no_ring"]).all()
 
 
 def test_flashattention_2s_rate_holds_every_length_and_3s_is_faster_than_2s():

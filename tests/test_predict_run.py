@@ -24,6 +24,7 @@ from clustermath import (
 )
 from clustermath.reliability import daly_wall_ratio, young_interval
 from clustermath.validation import family
+from clustermath.validation.inputs import CP_ATTENTION_OVERHEAD
 
 INF = math.inf
 A100 = {"peak_tflops": 312.0, "scale_up_GBps": 300.0, "scale_out_GBps": 25.0, "memory_TBps": INF, "latency_s": 0.0}
@@ -258,7 +259,8 @@ def test_mfu_never_exceeds_kernel_efficiency_at_the_limit():
 DEFAULTS = {"kernel_efficiency": (KERNEL_EFFICIENCY, 0.0005), "kernel_half_width": (KERNEL_HALF_WIDTH, 0.5),
             "bus_efficiency_up": (BUS_EFFICIENCY_UP, 0.005), "bus_efficiency_out": (BUS_EFFICIENCY_OUT, 0.005),
             "latency_s": (LATENCY_S, 5e-9), "straggler_cv": (STRAGGLER_CV, 0.00005),
-            "hopper_kernel_efficiency": (KERNEL_EFFICIENCY_HOPPER, 0.0005)}
+            "hopper_kernel_efficiency": (KERNEL_EFFICIENCY_HOPPER, 0.0005),
+            "cp_attention_overhead": (CP_ATTENTION_OVERHEAD, 0.0005)}
 
 
 def test_defaults_are_their_calibration():
@@ -274,9 +276,9 @@ def test_defaults_are_their_calibration():
     assert not h.at_bound and h.value < 300.0   # the memory-bound work explains most of the width law (η(2304) ≥ 0.88 η∞)
     assert not fits["kernel_efficiency"].at_bound
     assert fits["latency_s"].value == pytest.approx(47.54e-6 / 8)
-    # three of the throughput rows, at most a fifth of them
+    # four of the throughput rows, at most a fifth of them
     throughput = len(family("throughput"))
-    assert sum(1 for c in CALIBRATION if c.run) == 3 <= throughput // 5
+    assert sum(1 for c in CALIBRATION if c.run) == 4 <= throughput // 5
 
 
 def test_calibrate_finds_a_known_value():
@@ -523,3 +525,31 @@ def test_faster_kernels_never_slow_a_step(run, factor):
     fast = predict_run(**run)
     assert fast.step_s <= slow.step_s * (1 + 1e-12)
     assert fast.mfu >= slow.mfu * (1 - 1e-12)
+
+
+def test_a_context_parallel_ring_adds_its_overhead_to_the_attention_alone():
+    """``cp > 1``: the attention products take ``1 + κ`` times as long (``CP_ATTENTION_OVERHEAD``), the linear
+    layers and the output layer do not; ``κ = 0`` times the ring as one fused kernel; CP 1 never pays it;
+    with the kernels' own timing too."""
+    run = dict(layers=32, hidden=4096, heads=32, kv_heads=8, ffn_hidden=14_336, gated_mlp=True, seq_len=8192,
+               vocab=128_256, global_batch=16, microbatch=1, gpus=16, tp=1, pp=1, cp=2, gpu="H100",
+               precision="fp8", sharding="optimizer", flash_attention=True, overlap=True)
+    ring, fused = predict_run(**run), predict_run(**run, cp_attention_overhead=0.0)
+    assert ring.step_s > fused.step_s and CP_ATTENTION_OVERHEAD > 0
+    flat = dict(run, cp=1, gpus=8, global_batch=8)
+    assert predict_run(**flat) == predict_run(**flat, cp_attention_overhead=0.0)
+    assert predict_run(**flat, cp_attention_overhead=3.0) == predict_run(**flat)
+    from clustermath.validation.inputs import Constants, Hardware, Layout, ModelShape, Stack
+    from clustermath.validation.predict import gemm_times, predicted_flops
+    shape = ModelShape(32, 4096, 8192, 128_256, 14_336, 32, 8)
+    layout, hardware = Layout(16, 1, 1, 16, 1, 2, 1, "none"), Hardware.of("H100")
+    stack = Stack(precision="fp8", sharding="optimizer", overlap=True, flash_attention=True, gated_mlp=True)
+    for kernels in (False, True):
+        with_ring = gemm_times(shape, layout, hardware, stack, Constants(kernels=kernels),
+                               predicted_flops(shape, layout, stack))
+        without = gemm_times(shape, layout, hardware, stack, Constants(kernels=kernels, cp_attention_overhead=0.0),
+                             predicted_flops(shape, layout, stack))
+        assert with_ring[0] == without[0] and with_ring[2] == without[2]
+        assert with_ring[1] == pytest.approx((1 + CP_ATTENTION_OVERHEAD) * without[1], rel=1e-12)
+    with pytest.raises(ValueError, match="^cp_attention_overhead must be"):
+        predict_run(**run, cp_attention_overhead=-0.1)

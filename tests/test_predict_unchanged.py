@@ -34,7 +34,7 @@ BASES = {  # three runs: 1 T Megatron (pp, interleaving), Llama 3 405B (cp, GQA,
 CONSTANTS = {"kernel_efficiency": 0.55, "hopper_kernel_efficiency": 0.5, "kernel_half_width": 900.0,
              "bus_efficiency_up": 0.6, "bus_efficiency_out": 0.5, "latency_s": 2e-5, "fp8_efficiency": 0.7,
              "overlap_slowdown": 0.3, "tp_overlap": 0.4, "pp_overlap": 0.3, "dp_overlap": 0.2,
-             "straggler_cv": 0.01, "grad_bytes": 2.0}
+             "straggler_cv": 0.01, "grad_bytes": 2.0, "cp_attention_overhead": 1.0}
 
 
 def _digest(p: RunPrediction) -> str:

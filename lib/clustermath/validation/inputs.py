@@ -379,6 +379,16 @@ softmax in place (read 4, write 4) and casts it back to 16 bits (read 4, write 2
 apart, the cast left to autograd); the loss of a stack built without Megatron-Core was not counted, and
 one fused into fewer passes (Transformer Engine's) moves less: set ``loss_bytes`` for it."""
 
+CP_ATTENTION_OVERHEAD = 0.515
+"""Extra share of its attention time a layer pays when context parallelism splits the sequence
+(``cp > 1``; fitted: CALIBRATION row ``nemo24-llama3-8b-8``): the attention then runs as a ring of ``c``
+steps, each its own forward and backward kernels on a block of the sequence, the partial results merged
+with a log-sum-exp correction and the key/value gradients passed back round the ring, and it sustains
+``1/(1 + κ)`` of the rate one fused kernel keeps on the whole sequence. Added after looking: every row
+and case with ``cp > 1`` came out fast (NeMo 24.07's two, Megatron-Bridge's 405B ones, NeMo's long
+sequences), the CP 1 rows of the same sources did not; its row is the context-parallel row at the
+chapter's usual lengths (8,192 tokens or fewer) whose step is most attention (Llama 3 8B, CP 2)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Constants:
@@ -396,8 +406,9 @@ class Constants:
     ``collectives.nccl_collective_time``; ``None``: ``α`` per step of a log-depth schedule).
 
     Efficiencies are shares in (0, 1]; ``overlap_slowdown`` and the hand-set overlaps in [0, 1];
-    ``kernel_half_width`` (a hidden size), ``latency_s`` (s), ``straggler_cv`` and ``loss_bytes`` (bytes per
-    logit, ``LOSS_BYTES``; 0 leaves the loss's memory traffic out) at least 0; ``grad_bytes`` above 0."""
+    ``kernel_half_width`` (a hidden size), ``latency_s`` (s), ``straggler_cv``, ``loss_bytes`` (bytes per
+    logit, ``LOSS_BYTES``; 0 leaves the loss's memory traffic out) and ``cp_attention_overhead``
+    (``CP_ATTENTION_OVERHEAD``; 0 times a context-parallel ring's attention as one fused kernel) at least 0; ``grad_bytes`` above 0."""
 
     kernel_efficiency: float = KERNEL_EFFICIENCY
     hopper_kernel_efficiency: float = KERNEL_EFFICIENCY_HOPPER
@@ -418,6 +429,7 @@ class Constants:
     fp8_casts: str | None = None
     dp_latency: str | None = None
     loss_bytes: float = LOSS_BYTES
+    cp_attention_overhead: float = CP_ATTENTION_OVERHEAD
 
     def __post_init__(self) -> None:
         _checked_fields(self, _CONSTANT_CHECKS)
@@ -434,7 +446,8 @@ _CONSTANT_CHECKS = _checks(
     overlap_slowdown=probability, tp_overlap=probability, pp_overlap=probability, dp_overlap=probability,
     straggler_cv=real, grad_bytes=partial(real, low_open=True, unit="bytes"), causal_attention=flag, kernels=flag,
     attention_kernel=_choice((None, *ATTENTION_KERNELS)), fp8_casts=_choice((None, *FP8_CASTS)),
-    dp_latency=_choice((None, *DP_LATENCIES)), loss_bytes=partial(real, unit="bytes"))
+    dp_latency=_choice((None, *DP_LATENCIES)), loss_bytes=partial(real, unit="bytes"),
+    cp_attention_overhead=real)
 
 
 # -- what needs two records ---------------------------------------------------------------------------

@@ -19,10 +19,11 @@ which counts the FLOPs as NeMo's ``perf_metrics`` does (attention in full, not h
 the chapter's NeMo rows say where). The page's columns without context parallelism are not predicted:
 their layouts are not printed.
 
-``long_sequence_errors`` predicts each run three ways: ``today`` (the attention products at the rate the
-model gives every GEMM), ``fa2`` and ``fa3`` (attention at FlashAttention-2's or -3's published rate,
-``kernels.ATTENTION_POINTS``). Nothing is fitted on these rows; they were read after the model and its
-constants were fixed. Which kernel NeMo 24.03 ran is not printed. Needs pandas.
+``long_sequence_errors`` predicts each run four ways (``ATTENTION_WAYS``): the defaults, whose
+context-parallel ring overhead was fitted on an 8,192-token row of another NeMo release; the same without
+that overhead; and FlashAttention-2's or -3's published rate (``kernels.ATTENTION_POINTS``) without it.
+Nothing is fitted on these rows; they were read after the model and its constants were fixed. Which
+kernel NeMo 24.03 ran is not printed. Needs pandas.
 """
 from __future__ import annotations
 
@@ -49,9 +50,13 @@ runs reuse."""
 _FROM_SHAPE_ROW = ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab", "precision", "sharding",
                    "overlap", "flash_attention", "gated_mlp", "grad_bytes")
 
-ATTENTION_WAYS = {"today": {}, "fa2": {"attention_kernel": "fa2"}, "fa3": {"attention_kernel": "fa3"}}
-"""How the attention products are timed: at the GEMMs' rate (``today``, the default), or at
-FlashAttention-2's or FlashAttention-3's published rate on the GPU (``attention_kernel``)."""
+ATTENTION_WAYS = {"today": {}, "no_ring": {"cp_attention_overhead": 0.0},
+                  "fa2": {"attention_kernel": "fa2", "cp_attention_overhead": 0.0},
+                  "fa3": {"attention_kernel": "fa3", "cp_attention_overhead": 0.0}}
+"""How the attention is timed: ``today``, the defaults (the attention products at the GEMMs' rate, a
+context-parallel ring's overhead ``CP_ATTENTION_OVERHEAD`` on top); ``no_ring``, the same without the
+ring's overhead (one fused kernel's time, the default before); ``fa2`` and ``fa3``, FlashAttention-2's
+or FlashAttention-3's published rate on the GPU (``attention_kernel``), without the ring's overhead."""
 
 
 @functools.lru_cache(maxsize=None)
