@@ -52,8 +52,8 @@ def printed_numbers(notebook: pathlib.Path, *, percent: bool | None = None) -> l
                     part = "".join(data[kind])
                     texts.append(html.unescape(re.sub(r"<[^>]+>", " ", part)) if kind == "text/html" else part)
     if percent is not None:
-        texts = [" ".join(t for t in re.split(r"(\s+)", text)
-                          if t.strip() and (t.rstrip(")],.;:").endswith("%") == percent)) for text in texts]
+        texts = [" ".join(t for t in text.split() if t.rstrip(")],.;:").endswith("%") == percent)
+                 for text in texts]
     return numbers_in(texts)
 
 

@@ -24,7 +24,8 @@ from clustermath import (
 )
 from clustermath.reliability import daly_wall_ratio, young_interval
 from clustermath.validation import family
-from clustermath.validation.inputs import CP_ATTENTION_OVERHEAD
+from clustermath.validation.inputs import CP_ATTENTION_OVERHEAD, Constants, Hardware, Layout, ModelShape, Stack
+from clustermath.validation.predict import gemm_times, predicted_flops
 
 INF = math.inf
 A100 = {"peak_tflops": 312.0, "scale_up_GBps": 300.0, "scale_out_GBps": 25.0, "memory_TBps": INF, "latency_s": 0.0}
@@ -539,8 +540,6 @@ def test_a_context_parallel_ring_adds_its_overhead_to_the_attention_alone():
     flat = dict(run, cp=1, gpus=8, global_batch=8)
     assert predict_run(**flat) == predict_run(**flat, cp_attention_overhead=0.0)
     assert predict_run(**flat, cp_attention_overhead=3.0) == predict_run(**flat)
-    from clustermath.validation.inputs import Constants, Hardware, Layout, ModelShape, Stack
-    from clustermath.validation.predict import gemm_times, predicted_flops
     shape = ModelShape(32, 4096, 8192, 128_256, 14_336, 32, 8)
     layout, hardware = Layout(16, 1, 1, 16, 1, 2, 1, "none"), Hardware.of("H100")
     stack = Stack(precision="fp8", sharding="optimizer", overlap=True, flash_attention=True, gated_mlp=True)

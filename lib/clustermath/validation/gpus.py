@@ -143,6 +143,7 @@ _NIC_A100 = ("; scale-out 25 GB/s: eight 200 Gbps HDR InfiniBand ports per 8-GPU
              "(2021, §5) describe Selene's DGX A100 nodes")
 _NIC_H100 = ("; scale-out 50 GB/s: a 400 Gbps port per GPU, as Llama 3's H100 cluster has it (Grattafiori et al. "
              "2024, §3.3.1) and as the measurements' DGX H100 rows assume")
+_NIC_H200 = ("; scale-out 50 GB/s: a 400 Gbps port per GPU, assumed the same as an H100 node's")
 _NIC_B200 = ("; scale-out 50 GB/s: eight 400 Gbps ConnectX-7 NDR ports per 8-GPU node in an MLPerf system file "
              "(mlcommons/inference_results_v6.0, closed/Nebius/systems/nebius_b200_n1.json)")
 _NIC_GB200 = ("; scale-out 50 GB/s: four ConnectX-7 NICs per 4-GPU compute tray in an MLPerf system file "
@@ -168,7 +169,7 @@ GPUS: dict[str, Gpu] = {g.name: g for g in (
         source="NVIDIA H200 Tensor Core GPU data sheet, H200 SXM column: the H100 SXM's tensor-core peaks "
         "(same GH100 die and clocks), 141 GB HBM3e at 4.8 TB/s, NVLink 900 GB/s; read on "
         "lzwjava.github.io/nvidia-h200-gpu-specs-en and aiwiki.ai/wiki/nvidia_h200, peaks as for the "
-        "H100 (" + _HOPPER_SHEET + ")" + _NIC_H100.replace("as Llama 3's", "assumed the same as Llama 3's"),
+        "H100 (" + _HOPPER_SHEET + ")" + _NIC_H200,
         second_hand=_ALL_READ_SECOND_HAND, scale_out_GBps=50.0),
     Gpu("B200-SXM-180GB", bf16_tflops=2250.0, fp8_tflops=4500.0, tf32_tflops=1100.0, memory_TBps=8.0,
         memory_GB=180.0, scale_up_GBps=900.0, scale_up_gpus=8, sms=148,

@@ -386,7 +386,7 @@ steps, each its own forward and backward kernels on a block of the sequence, the
 with a log-sum-exp correction and the key/value gradients passed back round the ring, and it sustains
 ``1/(1 + κ)`` of the rate one fused kernel keeps on the whole sequence. Added after looking: every row
 and case with ``cp > 1`` came out fast (NeMo 24.07's two, Megatron-Bridge's 405B ones, NeMo's long
-sequences), the CP 1 rows of the same sources did not; its row is the context-parallel row at the
+sequences), while the same sources' CP 1 rows scatter on both sides; its row is the context-parallel row at the
 chapter's usual lengths (8,192 tokens or fewer) whose step is most attention (Llama 3 8B, CP 2)."""
 
 
@@ -408,7 +408,8 @@ class Constants:
     Efficiencies are shares in (0, 1]; ``overlap_slowdown`` and the hand-set overlaps in [0, 1];
     ``kernel_half_width`` (a hidden size), ``latency_s`` (s), ``straggler_cv``, ``loss_bytes`` (bytes per
     logit, ``LOSS_BYTES``; 0 leaves the loss's memory traffic out) and ``cp_attention_overhead``
-    (``CP_ATTENTION_OVERHEAD``; 0 times a context-parallel ring's attention as one fused kernel) at least 0; ``grad_bytes`` above 0."""
+    (``CP_ATTENTION_OVERHEAD``; 0 times a context-parallel ring's attention as one fused kernel) at least 0;
+    ``grad_bytes`` above 0."""
 
     kernel_efficiency: float = KERNEL_EFFICIENCY
     hopper_kernel_efficiency: float = KERNEL_EFFICIENCY_HOPPER

@@ -1,4 +1,5 @@
-"""Chapter 6: long sequences, where the attention kernel's rate decides the step (issue 43, item 2).
+"""Chapter 6: long sequences, where the attention kernel's rate and a context-parallel ring's overhead
+decide the step (issue 43, item 2).
 
 NeMo's long-sequence page (``long_sequences.csv``: ``docs/source/performance/performance_long_sequence.md``
 of NVIDIA/NeMo at commit 19fadb67, 2025-05-08) prints the TFLOP/s per GPU of two models pre-trained in

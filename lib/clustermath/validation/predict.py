@@ -59,8 +59,8 @@ and ``bus_efficiency_out`` on ``nccl1221-4node`` (the largest-message ring rows,
 all-reduce on 16 GPUs: 47.54 µs over 2⌈log₂ 16⌉ = 8 steps); ``straggler_cv`` on
 ``ms24-evict-gain``; ``cp_attention_overhead`` (κ, the extra attention time of a context-parallel ring)
 on ``nemo24-llama3-8b-8``, the context-parallel row at 8,192 tokens or fewer whose step is most
-attention (added after the context-parallel rows were seen to come out fast). Stated, not fitted: ``fp8_efficiency`` (``FP8_GEMM_EFFICIENCY``),
-``overlap_slowdown`` (``OVERLAP_SLOWDOWN``), the bytes of ``elementwise_bytes``, the memory
+attention (added after the context-parallel rows were seen to come out fast). Stated, not fitted:
+``fp8_efficiency`` (``FP8_GEMM_EFFICIENCY``), ``overlap_slowdown`` (``OVERLAP_SLOWDOWN``), the bytes of ``elementwise_bytes``, the memory
 bandwidths, ``grad_bytes = 4`` (FP32 gradient reduction, Megatron-LM's
 ``accumulate_allreduce_grads_in_fp32``) and ``PARAM_BYTES = 2``. The GPU by name (issue 43):
 ``gpu`` (a name of ``gpus.GPUS`` or a ``Gpu``) fills ``peak_tflops``, ``scale_up_GBps``,
@@ -98,8 +98,8 @@ from ..reliability import straggler_tax
 from ..validate import one_of, probability, real, whole
 from .gpus import Gpu
 from .inputs import (
-    BUS_EFFICIENCY_OUT, BUS_EFFICIENCY_UP, CP_ATTENTION_OVERHEAD, DP_OVERLAP, FP8_GEMM_EFFICIENCY, GRAD_BYTES, HEAD_DIM, KERNEL_EFFICIENCY,
-    KERNEL_EFFICIENCY_HOPPER, KERNEL_HALF_WIDTH, LATENCY_S, LOSS_BYTES, OVERLAP_SLOWDOWN, PRECISIONS, RECOMPUTE, SHARDINGS,
+    BUS_EFFICIENCY_OUT, BUS_EFFICIENCY_UP, CP_ATTENTION_OVERHEAD, DP_OVERLAP, FP8_GEMM_EFFICIENCY, GRAD_BYTES,
+    HEAD_DIM, KERNEL_EFFICIENCY, KERNEL_EFFICIENCY_HOPPER, KERNEL_HALF_WIDTH, LATENCY_S, LOSS_BYTES, OVERLAP_SLOWDOWN, PRECISIONS, RECOMPUTE, SHARDINGS,
     STRAGGLER_CV, Constants, Hardware, Layout, ModelShape, Stack, check_fit, memory_bandwidth_TBps,
 )
 from .collectives import nccl_collective_time
@@ -917,8 +917,8 @@ def predict_run(*, layers: int, hidden: int, seq_len: int, vocab: int, global_ba
 
     A number given wins over the ``gpu`` record's; with a ``gpu`` whose record names its reference system
     (every part of ``gpus.GPUS``), ``scale_out_GBps`` may be left out: its NIC rate per GPU (50 GB/s, a
-    400 Gbps port, on H100, H200, B200 and GB200; 25 on A100). Times in s, link rates in GB/s per GPU and direction,
-    peaks in TFLOP/s. ``ValueError`` names the argument and its range for impossible input.
+    400 Gbps port, on H100, H200, B200 and GB200; 25 on A100). Times in s, link rates in GB/s per GPU and
+    direction, peaks in TFLOP/s. ``ValueError`` names the argument and its range for impossible input.
     """
     return predict_step(
         ModelShape(layers, hidden, seq_len, vocab, ffn_hidden, heads, kv_heads),
